@@ -1,0 +1,115 @@
+import type { Request } from 'express';
+import { checkTokenSyntax, extractBearer, type TokenSyntax } from './bearer';
+import { grantedScopes, type VerifiedClaims } from './claims';
+import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
+import type { ResolvedOptions } from './options';
+import { checkScopes, type ScopeRequirement } from './scopes';
+import { isThenable, type MaybePromise, type Verifier } from './verifier';
+
+/**
+ * The request pipeline between the HTTP edge and the verifier: extract → verify → revocation → scopes. Returns
+ * the claims, undefined (no token, when that is allowed) or throws/rejects with a TokenAuthError that carries its
+ * RFC 6750 challenge.
+ */
+export interface Authenticator {
+  authenticate(req: Request, requirement: ScopeRequirement, optional: boolean): MaybePromise<VerifiedClaims | undefined>;
+  /** `verify(token)`: the same checks for a token handed over directly (no scopes, `req` undefined). */
+  verifyToken(token: string): Promise<VerifiedClaims>;
+  /** Report a failure to `onError`; a throwing hook is ignored, so logging cannot break a response. */
+  report(err: TokenAuthError, req: Request | undefined): void;
+  readonly realm: string;
+  readonly errors: 'respond' | 'next';
+}
+
+/** Build the request pipeline for one TokenAuth. */
+export function createAuthenticator(options: ResolvedOptions, verifier: Verifier, syntax: TokenSyntax): Authenticator {
+  const { maxTokenLength, getToken, isRevoked, realm, onError } = options;
+  const mode = options.claims;
+
+  function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
+    const scopesMet = () => {
+      if (!checkScopes(requirement, grantedScopes(claims, mode))) {
+        throw new TokenAuthError('insufficient_scope', { scope: requirement.challenge, reason: 'scope' });
+      }
+      return claims;
+    };
+    if (isRevoked === undefined) return scopesMet();
+    let revoked: MaybePromise<boolean>;
+    try {
+      revoked = isRevoked(claims, req);
+    } catch (err) {
+      throw new TokenAuthError('internal', { reason: 'isRevoked-threw', cause: err });
+    }
+    const decide = (answer: boolean) => {
+      if (answer === true) throw new TokenAuthError('invalid_token', { reason: 'revoked' });
+      return scopesMet();
+    };
+    if (!isThenable(revoked)) return decide(revoked);
+    return revoked.then(decide, (err: unknown) => {
+      throw new TokenAuthError('internal', { reason: 'isRevoked-threw', cause: err });
+    });
+  }
+
+  function check(token: string | undefined | null | TokenAuthError, requirement: ScopeRequirement, optional: boolean, req: Request | undefined): MaybePromise<VerifiedClaims | undefined> {
+    if (token instanceof TokenAuthError) throw token;
+    if (token === undefined || token === null) {
+      if (optional) return undefined;
+      throw new TokenAuthError('missing_token');
+    }
+    const claims = verifier.verify(token);
+    if (!isThenable(claims)) return authorize(claims, requirement, req);
+    return claims.then((c) => authorize(c, requirement, req));
+  }
+
+  function fromHook(req: Request): MaybePromise<string | undefined | TokenAuthError> {
+    const found = getToken!(req);
+    const checked = (t: string | null | undefined) => (t === undefined || t === null ? undefined : checkTokenSyntax(t, maxTokenLength, syntax));
+    return isThenable(found) ? found.then(checked) : checked(found);
+  }
+
+  const anyScope: ScopeRequirement = { all: [], any: [], challenge: '' };
+  const challenged = (err: unknown): never => {
+    throw withChallenge(asTokenAuthError(err), realm);
+  };
+
+  return {
+    realm,
+    errors: options.errors,
+    authenticate(req, requirement, optional) {
+      try {
+        let token: MaybePromise<string | undefined | TokenAuthError>;
+        try {
+          token = getToken === undefined ? extractBearer(req.headers.authorization, maxTokenLength, syntax) : fromHook(req);
+        } catch (err) {
+          throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
+        }
+        const result = isThenable(token)
+          ? token.then((t) => check(t, requirement, optional, req), (err: unknown) => {
+              throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
+            })
+          : check(token, requirement, optional, req);
+        return isThenable(result) ? result.catch(challenged) : result;
+      } catch (err) {
+        return challenged(err);
+      }
+    },
+    async verifyToken(token) {
+      try {
+        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), anyScope, false, undefined);
+        return claims as VerifiedClaims;
+      } catch (err) {
+        const failure = withChallenge(asTokenAuthError(err), realm);
+        this.report(failure, undefined);
+        throw failure;
+      }
+    },
+    report(err, req) {
+      if (onError === undefined) return;
+      try {
+        onError(err, req);
+      } catch {
+        // A logging hook must not turn a clean 401 into a crash.
+      }
+    },
+  };
+}

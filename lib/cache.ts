@@ -1,0 +1,132 @@
+import { LRUCache } from 'lru-cache';
+import type { VerifiedClaims } from './claims';
+import type { TokenAuthError } from './errors';
+import type { TokenTimes } from './registered';
+
+/** What verification concluded about one token: its claims (with their time facts), or a token fault. */
+export type Verdict =
+  | { ok: true; claims: VerifiedClaims; times: TokenTimes; size: number }
+  | { ok: false; error: TokenAuthError; times: TokenTimes | undefined };
+
+/** Counters of the result cache. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  /** Entries held now. */
+  size: number;
+  /** Entries pushed out by the entry or byte bound. */
+  evictions: number;
+  /** Verifications under way that concurrent requests for the same token are waiting on. */
+  inflight: number;
+}
+
+/** Bounds and lifetimes, durations in seconds. */
+export interface ResultCacheConfig {
+  max: number;
+  maxBytes: number;
+  ttl: number;
+  errorTtl: number;
+}
+
+interface Entry {
+  verdict: Verdict;
+  /** Clock time (seconds) after which the entry is dead. */
+  until: number;
+}
+
+/** Fixed cost per entry (entry object, LRU slots, verdict), added to the token and claims text sizes. */
+const ENTRY_OVERHEAD = 256;
+
+/**
+ * The moment a verdict stops being the right answer for its token: a success dies at `exp`; a fault that is not
+ * "expired" dies at `exp` too (after that the answer would be "expired"); and while the token is not yet valid
+ * (`nbf`/`iat` ahead beyond tolerance), no verdict outlives the moment it becomes valid.
+ */
+function verdictLimit(verdict: Verdict, now: number, tolerance: number): number {
+  const times = verdict.times;
+  if (times === undefined) return Infinity;
+  let limit = !verdict.ok && verdict.error.code === 'token_expired' ? Infinity : times.exp;
+  const validFrom = Math.max(times.nbf ?? -Infinity, times.iat ?? -Infinity) - tolerance;
+  if (validFrom > now) limit = Math.min(limit, validFrom);
+  return limit;
+}
+
+/**
+ * The result cache (SPEC §5): keyed by the whole token string, bounded by entries and bytes, each entry dead at
+ * min(ttl, the token's own time limits). Token faults are kept for `errorTtl` only; callers decide what is a
+ * token fault. Concurrent misses share one verification.
+ */
+export class ResultCache {
+  private readonly lru: LRUCache<string, Entry> | undefined;
+  private readonly pending = new Map<string, Promise<Verdict>>();
+  private hits = 0;
+  private misses = 0;
+  private evictions = 0;
+
+  constructor(
+    private readonly config: ResultCacheConfig | false,
+    private readonly tolerance: number,
+  ) {
+    if (config !== false) {
+      this.lru = new LRUCache<string, Entry>({
+        max: config.max,
+        maxSize: config.maxBytes,
+        dispose: (_value, _key, reason) => {
+          if (reason === 'evict') this.evictions++;
+        },
+      });
+    }
+  }
+
+  /** A live verdict for this token, or undefined (a dead entry is dropped). */
+  get(token: string, now: number): Verdict | undefined {
+    if (this.lru === undefined) return undefined;
+    const entry = this.lru.get(token);
+    if (entry !== undefined) {
+      if (now < entry.until) {
+        this.hits++;
+        return entry.verdict;
+      }
+      this.lru.delete(token);
+    }
+    this.misses++;
+    return undefined;
+  }
+
+  /** Remember a verdict; `cacheable` false (a key-fetch or internal failure) keeps it out. */
+  set(token: string, verdict: Verdict, now: number, cacheable: boolean): void {
+    if (this.lru === undefined || this.config === false || !cacheable) return;
+    const ttl = verdict.ok ? this.config.ttl : this.config.errorTtl;
+    const until = Math.min(now + ttl, verdictLimit(verdict, now, this.tolerance));
+    if (!(until > now)) return;
+    const size = token.length + ENTRY_OVERHEAD + (verdict.ok ? verdict.size : 0);
+    if (size > this.config.maxBytes) return;
+    this.lru.set(token, { verdict, until }, { size });
+  }
+
+  /** The verification under way for this token, if any. */
+  inflight(token: string): Promise<Verdict> | undefined {
+    return this.pending.get(token);
+  }
+
+  /** Register a verification under way so that concurrent misses wait on it; removed when it settles. */
+  share(token: string, work: Promise<Verdict>): Promise<Verdict> {
+    const shared = work.finally(() => this.pending.delete(token));
+    this.pending.set(token, shared);
+    return shared;
+  }
+
+  stats(): CacheStats {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      size: this.lru?.size ?? 0,
+      evictions: this.evictions,
+      inflight: this.pending.size,
+    };
+  }
+
+  clear(): void {
+    this.lru?.clear();
+  }
+}

@@ -1,0 +1,133 @@
+/** A linked Discord account. `avatar` is an image hash, or null for Discord's default avatar. */
+export interface DiscordAccount {
+  id: string;
+  username: string;
+  avatar: string | null;
+  [field: string]: unknown;
+}
+
+/** A linked Google account. */
+export interface GoogleAccount {
+  id: string;
+  email: string;
+  name: string;
+  picture: string;
+  [field: string]: unknown;
+}
+
+/** A linked Roblox account. */
+export interface RobloxAccount {
+  id: string;
+  username: string;
+  [field: string]: unknown;
+}
+
+/** Any other linked account: a non-empty string `id` and string fields. */
+export interface ProviderAccount {
+  id: string;
+  [field: string]: unknown;
+}
+
+/** Linked accounts, keyed by provider name; a provider appears only when linked. */
+export interface Providers {
+  discord?: DiscordAccount;
+  google?: GoogleAccount;
+  roblox?: RobloxAccount;
+  [provider: string]: ProviderAccount | undefined;
+}
+
+/** Token metadata: creation time (ISO 8601 UTC) and authorizing party. */
+export interface TokenMetadata {
+  createdAt: string;
+  authorizer: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The verified claims of a token (the service's Shape B), exactly as signed. In `claims: 'jwt'` mode only the
+ * registered claims are checked, so the Shape B fields are present only if the token carries them.
+ */
+export interface VerifiedClaims {
+  iss: string;
+  aud: string | string[];
+  iat: number;
+  exp: number;
+  jti: string;
+  scopes: string[];
+  providers: Providers;
+  metadata: TokenMetadata;
+  sub?: string | null;
+  nbf?: number;
+  [claim: string]: unknown;
+}
+
+const KNOWN_PROVIDER_FIELDS: Record<string, readonly string[]> = {
+  discord: ['id', 'username', 'avatar'],
+  google: ['id', 'email', 'name', 'picture'],
+  roblox: ['id', 'username'],
+};
+
+/** ISO 8601 UTC, `Z`-terminated, milliseconds optional: 2024-05-01T12:00:00.000Z */
+const ISO_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
+}
+
+function checkAccount(name: string, account: unknown): string | undefined {
+  if (!isObject(account)) return `providers.${name}`;
+  if (typeof account.id !== 'string' || account.id === '') return `providers.${name}.id`;
+  for (const field of KNOWN_PROVIDER_FIELDS[name] ?? []) {
+    const value = account[field];
+    const nullable = name === 'discord' && field === 'avatar';
+    if (typeof value !== 'string' && !(nullable && value === null)) return `providers.${name}.${field}`;
+  }
+  for (const [field, value] of Object.entries(account)) {
+    const nullable = name === 'discord' && field === 'avatar';
+    if (typeof value !== 'string' && !(nullable && value === null)) return `providers.${name}.${field}`;
+  }
+  return undefined;
+}
+
+/**
+ * The Shape B structural check (SPEC §3.6, strict mode). Returns the path of the first field that is wrong, or
+ * undefined when the payload is Shape B. Time, issuer and audience values are checked elsewhere.
+ */
+export function shapeBViolation(payload: Record<string, unknown>): string | undefined {
+  if (typeof payload.iss !== 'string') return 'iss';
+  if (typeof payload.aud !== 'string' && !isStringArray(payload.aud)) return 'aud';
+  if (!Number.isInteger(payload.iat)) return 'iat';
+  if (!Number.isInteger(payload.exp)) return 'exp';
+  if (typeof payload.jti !== 'string' || payload.jti === '') return 'jti';
+  if (!isStringArray(payload.scopes)) return 'scopes';
+  if (payload.sub !== undefined && payload.sub !== null && typeof payload.sub !== 'string') return 'sub';
+
+  const providers = payload.providers;
+  if (!isObject(providers)) return 'providers';
+  for (const [name, account] of Object.entries(providers)) {
+    const wrong = checkAccount(name, account);
+    if (wrong !== undefined) return wrong;
+  }
+
+  const metadata = payload.metadata;
+  if (!isObject(metadata)) return 'metadata';
+  if (typeof metadata.createdAt !== 'string' || !ISO_UTC.test(metadata.createdAt)) return 'metadata.createdAt';
+  if (Number.isNaN(Date.parse(metadata.createdAt))) return 'metadata.createdAt';
+  if (typeof metadata.authorizer !== 'string') return 'metadata.authorizer';
+  return undefined;
+}
+
+/** Scopes granted by a payload: `scopes` (array) or, in `'jwt'` mode, a space-separated `scope` string. */
+export function grantedScopes(payload: Record<string, unknown>, mode: 'strict' | 'jwt'): readonly string[] | undefined {
+  if (isStringArray(payload.scopes)) return payload.scopes;
+  if (mode === 'jwt' && typeof payload.scope === 'string') return payload.scope.split(' ').filter((s) => s !== '');
+  return undefined;
+}
+
+export { isObject, isStringArray };

@@ -1,0 +1,63 @@
+import type { RequestHandler } from 'express';
+import type { KeyOption, TokenAuthOptions } from './options';
+import type { ScopeRequirementInput } from './scopes';
+import { createTokenAuth, type TokenAuth } from './token-auth';
+import type { Algorithm } from './keys/algorithms';
+
+const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'] as const;
+
+function fail(message: string): never {
+  throw new TypeError(`express-verified-user: ${message}`);
+}
+
+function list(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE'): string | string[] | false {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') {
+    fail(`set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)`);
+  }
+  if (value.trim() === 'false') return false;
+  const values = list(value);
+  return values.length === 1 ? values[0] : values;
+}
+
+/**
+ * Options for the default TokenAuth from environment variables: one of TOKEN_SECRET, TOKEN_PUBLIC_KEY (PEM),
+ * TOKEN_JWKS_URI or TOKEN_UPSTREAM_URL, plus TOKEN_ISSUER, TOKEN_AUDIENCE and optionally TOKEN_ALGORITHMS.
+ */
+export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
+  const set = KEY_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '');
+  if (set.length === 0) fail(`no key configured: set one of ${KEY_VARIABLES.join(', ')}`);
+  if (set.length > 1) fail(`set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})`);
+  const value = env[set[0]] as string;
+  const key: KeyOption =
+    set[0] === 'TOKEN_SECRET' ? { secret: value }
+      : set[0] === 'TOKEN_PUBLIC_KEY' ? { publicKey: value.replace(/\\n/g, '\n') }
+        : set[0] === 'TOKEN_JWKS_URI' ? { jwksUri: value }
+          : { upstream: value };
+  const options: TokenAuthOptions = { key, issuer: accepted(env, 'TOKEN_ISSUER'), audience: accepted(env, 'TOKEN_AUDIENCE') };
+  if (env.TOKEN_ALGORITHMS !== undefined && env.TOKEN_ALGORITHMS !== '') options.algorithms = list(env.TOKEN_ALGORITHMS) as Algorithm[];
+  return options;
+}
+
+let defaultAuth: TokenAuth | undefined;
+
+/** The process-wide TokenAuth configured from the environment, built on first use (at app set-up). */
+export function defaultTokenAuth(): TokenAuth {
+  defaultAuth ??= createTokenAuth(optionsFromEnv(process.env));
+  return defaultAuth;
+}
+
+/** Forget the default TokenAuth (closing it), so that the next use reads the environment again. For tests. */
+export function resetDefaultTokenAuth(): void {
+  defaultAuth?.close();
+  defaultAuth = undefined;
+}
+
+/** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
+export function requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler {
+  return defaultTokenAuth().requireVerifiedUser(scopes);
+}

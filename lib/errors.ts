@@ -1,0 +1,125 @@
+/** Stable error codes: what a failure is, independent of its wording. */
+export type TokenAuthErrorCode =
+  | 'missing_token'
+  | 'invalid_token'
+  | 'token_expired'
+  | 'insufficient_scope'
+  | 'verification_unavailable'
+  | 'invalid_request'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'internal';
+
+/** The JSON body of every error answer: `{ status: 'error', message }`. */
+export interface ErrorBody {
+  status: 'error';
+  message: string;
+}
+
+const STATUS: Record<TokenAuthErrorCode, number> = {
+  missing_token: 401,
+  invalid_token: 401,
+  token_expired: 401,
+  insufficient_scope: 403,
+  verification_unavailable: 503,
+  invalid_request: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  internal: 500,
+};
+
+const MESSAGE: Record<TokenAuthErrorCode, string> = {
+  missing_token: 'Missing access token',
+  invalid_token: 'Invalid access token',
+  token_expired: 'Access token expired',
+  insufficient_scope: 'Insufficient scope',
+  verification_unavailable: 'Token verification unavailable',
+  invalid_request: 'Invalid request',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  internal: 'Internal server error',
+};
+
+/** Extra facts that shape an error's headers, or explain it to a log (never to a client). */
+export interface TokenAuthErrorDetails {
+  /** Public message; defaults to the code's standard message. */
+  message?: string;
+  /** Space-separated scopes for an `insufficient_scope` challenge. */
+  scope?: string;
+  /** Seconds for `Retry-After` on a 503. */
+  retryAfter?: number;
+  /** Short internal reason for `onError` logging (`'signature'`, `'exp'`, …); never sent to a client. */
+  reason?: string;
+  /** The underlying error, for logging; never sent to a client. */
+  cause?: unknown;
+  /** Extra response headers (such as `Allow` on a 405). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A failure to authenticate or authorize a request. `status`, `code`, `message` and `headers` are safe to send;
+ * `reason` and `cause` are for logs only.
+ */
+export class TokenAuthError extends Error {
+  /** HTTP status to answer with. */
+  readonly status: number;
+  /** Stable error code. */
+  readonly code: TokenAuthErrorCode;
+  /** Response headers that belong to this error (`WWW-Authenticate`, `Retry-After`, `Allow`). */
+  headers: Record<string, string>;
+  /** Internal reason, for logs. */
+  readonly reason: string | undefined;
+  /** Scopes named in an `insufficient_scope` challenge. */
+  readonly scope: string | undefined;
+
+  constructor(code: TokenAuthErrorCode, details: TokenAuthErrorDetails = {}) {
+    super(details.message ?? MESSAGE[code], details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'TokenAuthError';
+    this.code = code;
+    this.status = STATUS[code];
+    this.reason = details.reason;
+    this.scope = details.scope;
+    this.headers = { ...details.headers };
+    if (code === 'verification_unavailable') this.headers['Retry-After'] = String(details.retryAfter ?? 30);
+  }
+
+  /** The body to send: `{ status: 'error', message }`. */
+  toJSON(): ErrorBody {
+    return { status: 'error', message: this.message };
+  }
+}
+
+/** Token faults: answers about the token itself, safe to remember briefly. */
+export function isTokenFault(err: TokenAuthError): boolean {
+  return err.code === 'invalid_token' || err.code === 'token_expired';
+}
+
+/** The RFC 6750 §3 `WWW-Authenticate` challenge for a 401 or 403, or undefined for other statuses. */
+export function bearerChallenge(err: TokenAuthError, realm: string): string | undefined {
+  switch (err.code) {
+    case 'missing_token':
+      return `Bearer realm="${realm}"`;
+    case 'invalid_token':
+    case 'token_expired':
+      return `Bearer realm="${realm}", error="invalid_token", error_description="${err.message}"`;
+    case 'insufficient_scope':
+      return `Bearer realm="${realm}", error="insufficient_scope", scope="${err.scope ?? ''}"`;
+    default:
+      return undefined;
+  }
+}
+
+/** Any thrown value as a TokenAuthError: ours pass through, anything else becomes an opaque 500. */
+export function asTokenAuthError(err: unknown): TokenAuthError {
+  if (err instanceof TokenAuthError) return err;
+  return new TokenAuthError('internal', { reason: 'unexpected', cause: err });
+}
+
+/** Attach the realm's challenge to an error's headers (idempotent). */
+export function withChallenge(err: TokenAuthError, realm: string): TokenAuthError {
+  const challenge = bearerChallenge(err, realm);
+  if (challenge !== undefined && err.headers['WWW-Authenticate'] === undefined) {
+    err.headers = { ...err.headers, 'WWW-Authenticate': challenge };
+  }
+  return err;
+}

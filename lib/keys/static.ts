@@ -1,0 +1,106 @@
+import { createPublicKey, createSecretKey, KeyObject, type JsonWebKey } from 'node:crypto';
+import { TokenAuthError } from '../errors';
+import type { JwsHeader } from '../jws';
+import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
+import type { SigningKeySource } from './source';
+
+/** A JWS header in, a verification key out: the app's own key resolver (`key: (header) => …`). */
+export type KeyResolver = (header: JwsHeader) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
+
+const MIN_SECRET_BYTES = 32;
+
+function fail(message: string): never {
+  throw new TypeError(`express-verified-user: ${message}`);
+}
+
+/** The accepted algorithms for one known key: the option's, each checked against the key, or the key's default. */
+function algorithmsFor(key: KeyObject, requested: readonly Algorithm[] | undefined, what: string): ReadonlySet<Algorithm> {
+  if (requested === undefined) {
+    const alg = defaultAlgorithm(key);
+    if (alg === undefined) fail(`${what} is not a key this package can verify with (use an HMAC secret, RSA, or EC P-256/P-384/P-521)`);
+    return new Set([alg]);
+  }
+  for (const alg of requested) {
+    if (!keyFitsAlgorithm(key, alg)) fail(`option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)`);
+  }
+  return new Set(requested);
+}
+
+function fixedKeySource(key: KeyObject, algorithms: ReadonlySet<Algorithm>): SigningKeySource {
+  return { kind: 'jws', algorithms, keyFor: () => key, close: () => undefined };
+}
+
+/** `{ secret }`: an HMAC secret of at least 32 bytes, turned into a KeyObject once. */
+export function secretKeySource(secret: unknown, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
+  let bytes: Buffer;
+  if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
+  else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
+  else fail('key.secret must be a string or a Buffer');
+  if (bytes.length < MIN_SECRET_BYTES) fail(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
+  const key = createSecretKey(bytes);
+  return fixedKeySource(key, algorithmsFor(key, algorithms, 'an HMAC secret'));
+}
+
+/** A public KeyObject from a PEM string, a JWK object or a KeyObject; private keys and secrets are refused. */
+export function toPublicKey(input: unknown, what: string): KeyObject {
+  let key: KeyObject;
+  try {
+    if (input instanceof KeyObject) {
+      if (input.type !== 'public') fail(`${what} must be a public key (got a ${input.type} key)`);
+      key = input;
+    } else if (typeof input === 'string') {
+      if (/PRIVATE KEY-----/.test(input)) fail(`${what} must be a public key, not a private one`);
+      key = createPublicKey(input);
+    } else if (typeof input === 'object' && input !== null) {
+      const jwk = input as JsonWebKey;
+      if (jwk.kty === 'oct') fail(`${what} is a symmetric JWK; pass it as key.secret`);
+      if (jwk.d !== undefined) fail(`${what} must be a public JWK (it holds private parameter "d")`);
+      key = createPublicKey({ key: jwk, format: 'jwk' });
+    } else {
+      fail(`${what} must be a PEM string, a JWK object or a KeyObject`);
+    }
+  } catch (err) {
+    if (err instanceof TypeError && err.message.startsWith('express-verified-user:')) throw err;
+    fail(`${what} could not be read as a public key`);
+  }
+  if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss') {
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+    if (bits < MIN_RSA_BITS) fail(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
+  }
+  if (algorithmsForKey(key).length === 0) fail(`${what} is not an RSA or EC P-256/P-384/P-521 public key`);
+  return key;
+}
+
+/** `{ publicKey }`: one RSA or EC public key, parsed once. */
+export function publicKeySource(publicKey: unknown, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
+  const key = toPublicKey(publicKey, 'key.publicKey');
+  return fixedKeySource(key, algorithmsFor(key, algorithms, 'this public key'));
+}
+
+/**
+ * `key: (header) => KeyObject`: the app's resolver. The algorithms must be named, since no key is known in
+ * advance; each key it returns is checked against the header's `alg` before use.
+ */
+export function resolverKeySource(resolve: KeyResolver, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
+  if (algorithms === undefined || algorithms.length === 0) {
+    fail('option "algorithms" is required with a key resolver function, since no key is known in advance');
+  }
+  const fitted = (key: KeyObject | null | undefined, header: JwsHeader): KeyObject => {
+    if (key === null || key === undefined) throw new TokenAuthError('invalid_token', { reason: 'no-key' });
+    if (!(key instanceof KeyObject)) {
+      throw new TokenAuthError('internal', { reason: 'resolver-returned-non-key' });
+    }
+    if (!keyFitsAlgorithm(key, header.alg)) throw new TokenAuthError('invalid_token', { reason: 'key-mismatch' });
+    return key;
+  };
+  return {
+    kind: 'jws',
+    algorithms: new Set(algorithms),
+    keyFor(header) {
+      const key = resolve(header);
+      if (key instanceof Promise) return key.then((k) => fitted(k, header));
+      return fitted(key as KeyObject | null | undefined, header);
+    },
+    close: () => undefined,
+  };
+}

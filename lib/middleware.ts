@@ -1,0 +1,41 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Authenticator } from './authenticate';
+import { isPreflight } from './bearer';
+import type { VerifiedClaims } from './claims';
+import { asTokenAuthError } from './errors';
+import { sendError } from './respond';
+import type { ScopeRequirement } from './scopes';
+import { isThenable } from './verifier';
+
+/**
+ * The Express adapter: run the authenticator, put the claims on `req.auth`, and answer or forward failures.
+ * A CORS preflight passes through unauthenticated.
+ */
+export function verifiedUserMiddleware(auth: Authenticator, requirement: ScopeRequirement, optional: boolean): RequestHandler {
+  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const failure = asTokenAuthError(err);
+    auth.report(failure, req);
+    if (auth.errors === 'next') next(failure);
+    else sendError(res, failure);
+  };
+  const succeed = (claims: VerifiedClaims | undefined, req: Request, next: NextFunction) => {
+    req.auth = claims;
+    next();
+  };
+
+  return function verifiedUser(req, res, next) {
+    if (isPreflight(req.method, req.headers)) {
+      next();
+      return;
+    }
+    let result;
+    try {
+      result = auth.authenticate(req, requirement, optional);
+    } catch (err) {
+      fail(err, req, res, next);
+      return;
+    }
+    if (isThenable(result)) result.then((claims) => succeed(claims, req, next), (err: unknown) => fail(err, req, res, next));
+    else succeed(result, req, next);
+  };
+}

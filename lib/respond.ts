@@ -1,0 +1,23 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { TokenAuthError } from './errors';
+
+/** Write a TokenAuthError as `{ status: 'error', message }` with its headers; JSON, never HTML. */
+export function sendError(res: Response, err: TokenAuthError): void {
+  res.status(err.status);
+  for (const name in err.headers) res.setHeader(name, err.headers[name]);
+  res.json(err.toJSON());
+}
+
+/**
+ * Express error handler for `errors: 'next'`: renders a TokenAuthError as the middleware would have, and any
+ * other error as a bare 500 with no detail. Mount it after your routes.
+ */
+export function errorHandler(): ErrorRequestHandler {
+  return function tokenAuthErrorHandler(err: unknown, _req, res, next) {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    sendError(res, err instanceof TokenAuthError ? err : new TokenAuthError('internal', { cause: err }));
+  };
+}

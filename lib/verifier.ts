@@ -1,0 +1,137 @@
+import type { KeyObject } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { ResultCache, type CacheStats, type Verdict } from './cache';
+import { shapeBViolation, type VerifiedClaims } from './claims';
+import { asTokenAuthError, isTokenFault, TokenAuthError } from './errors';
+import { checkHeader, decodeJws, type DecodedJws } from './jws';
+import { keyFitsAlgorithm } from './keys/algorithms';
+import type { KeySource, RemoteClaimsSource, SigningKeySource } from './keys/source';
+import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from './registered';
+
+/** What a verifier needs: where keys come from, the claim rules, the clock and the cache. */
+export interface VerifierConfig {
+  source: KeySource;
+  rules: RegisteredClaimRules;
+  claims: 'strict' | 'jwt';
+  clock: () => number;
+  cache: ResultCache;
+}
+
+/** A value now, or later. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Verifies tokens (cache → key → signature → claims); knows nothing of HTTP. */
+export interface Verifier {
+  /**
+   * The verified claims of a syntactically checked token, or a TokenAuthError thrown (synchronously when the
+   * key is at hand, as a rejection otherwise). Synchronous answers keep the hot path free of promise overhead.
+   */
+  verify(token: string): MaybePromise<VerifiedClaims>;
+  stats(): CacheStats;
+}
+
+function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === 'function';
+}
+
+function failed(err: unknown, times?: TokenTimes): Verdict {
+  return { ok: false, error: asTokenAuthError(err), times };
+}
+
+/** Build a verifier. Per-algorithm option objects for jsonwebtoken are made once here, not per request. */
+export function createVerifier(config: VerifierConfig): Verifier {
+  const { source, rules, clock, cache } = config;
+  const strict = config.claims === 'strict';
+  const jwtOptions = new Map<string, jwt.VerifyOptions>();
+  if (source.kind === 'jws') {
+    // Time claims are checked by checkTimes (integers, tolerance, maxTokenAge); jsonwebtoken checks the signature.
+    for (const alg of source.algorithms) {
+      jwtOptions.set(alg, { algorithms: [alg], ignoreExpiration: true, ignoreNotBefore: true });
+    }
+  }
+
+  /** §3.4–3.6 on a payload whose origin is established. */
+  function judgeClaims(payload: Record<string, unknown>, size: number, now: number): Verdict {
+    let times: TokenTimes | undefined;
+    try {
+      times = readTimes(payload, rules);
+      checkTimes(times, now, rules);
+      checkIssuerAudience(payload, rules);
+      if (strict) {
+        const wrong = shapeBViolation(payload);
+        if (wrong !== undefined) throw new TokenAuthError('invalid_token', { reason: `shape:${wrong}` });
+      }
+    } catch (err) {
+      return failed(err, times);
+    }
+    return { ok: true, claims: payload as VerifiedClaims, times, size };
+  }
+
+  /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
+  function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): Verdict {
+    const alg = decoded.header.alg;
+    if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }));
+    try {
+      jwt.verify(token, key, jwtOptions.get(alg));
+    } catch {
+      return failed(new TokenAuthError('invalid_token', { reason: 'signature' }));
+    }
+    return judgeClaims(decoded.payload, decoded.payloadLength, now);
+  }
+
+  function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
+    let decoded: DecodedJws;
+    let key: MaybePromise<KeyObject>;
+    try {
+      decoded = decodeJws(token);
+      checkHeader(decoded.header, signing.algorithms);
+      key = signing.keyFor(decoded.header);
+    } catch (err) {
+      return failed(err);
+    }
+    if (!isThenable(key)) return judgeSignature(token, decoded, key, now);
+    return key.then((k) => judgeSignature(token, decoded, k, clock()), (err: unknown) => failed(err));
+  }
+
+  function verifyRemotely(remote: RemoteClaimsSource, token: string): Promise<Verdict> {
+    return remote.claimsFor(token).then(
+      (answer) => judgeClaims(answer.payload, answer.size, clock()),
+      (err: unknown) => failed(err),
+    );
+  }
+
+  function remember(token: string, verdict: Verdict): void {
+    cache.set(token, verdict, clock(), verdict.ok || isTokenFault(verdict.error));
+  }
+
+  function conclude(verdict: Verdict, now: number): VerifiedClaims {
+    if (!verdict.ok) throw verdict.error;
+    checkTimes(verdict.times, now, rules);
+    return verdict.claims;
+  }
+
+  return {
+    verify(token) {
+      const now = clock();
+      const known = cache.get(token, now);
+      if (known !== undefined) return conclude(known, now);
+      const shared = cache.inflight(token);
+      if (shared !== undefined) return shared.then((verdict) => conclude(verdict, clock()));
+
+      const verdict = source.kind === 'jws' ? verifyLocally(source, token, now) : verifyRemotely(source, token);
+      if (!isThenable(verdict)) {
+        remember(token, verdict);
+        return conclude(verdict, now);
+      }
+      return cache
+        .share(token, verdict.then((settled) => {
+          remember(token, settled);
+          return settled;
+        }))
+        .then((settled) => conclude(settled, clock()));
+    },
+    stats: () => cache.stats(),
+  };
+}
+
+export { isThenable };
