@@ -1,0 +1,163 @@
+import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import jwt from 'jsonwebtoken';
+import type { TokenAuthOptions } from './options';
+
+/** Options of `createTestIssuer`. */
+export interface TestIssuerOptions {
+  /** Signing algorithm (default `'HS256'`). */
+  alg?: 'HS256' | 'RS256' | 'ES256';
+  /** Serve the public keys as a JWKS on 127.0.0.1 and hand out `{ jwksUri }` options (RS256 / ES256 only). */
+  jwks?: boolean;
+  /** `iss` of minted tokens and accepted by `options` (default `'https://issuer.test'`). */
+  issuer?: string;
+  /** `aud` of minted tokens and accepted by `options` (default `'api.test'`). */
+  audience?: string;
+  /** Token lifetime in seconds (default 600, as in the service's example). */
+  lifetime?: number;
+  /** Clock for `iat`/`exp`, in seconds (default: the system clock). */
+  clock?: () => number;
+}
+
+/** An in-memory issuer of valid Shape B tokens for an app's own tests. */
+export interface TestIssuer {
+  /**
+   * Mint a token. Overrides replace claims of the default Shape B payload; an override of `undefined` removes
+   * that claim. `header` adds or replaces JOSE header parameters.
+   */
+  sign(overrides?: Record<string, unknown>, header?: Record<string, unknown>): string;
+  /** The default payload `sign()` would use now (a fresh `jti` each call). */
+  claims(overrides?: Record<string, unknown>): Record<string, unknown>;
+  /** Options that plug straight into `createTokenAuth`. */
+  readonly options: TokenAuthOptions;
+  /** With `jwks: true`: the JWKS address. */
+  readonly jwksUri: string | undefined;
+  /** With `jwks: true`: how many times the JWKS has been fetched. */
+  readonly jwksRequests: number;
+  /** Key id of the current signing key (asymmetric algorithms). */
+  readonly kid: string | undefined;
+  /**
+   * Start signing with a new key under a new `kid`. The previous public key stays in the JWKS unless
+   * `retirePrevious` is true. Not available for HS256.
+   */
+  rotate(options?: { retirePrevious?: boolean }): void;
+  /** Stop the JWKS server, if any. */
+  close(): Promise<void>;
+}
+
+interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+function newKeyPair(alg: 'RS256' | 'ES256'): SigningKey {
+  const pair = alg === 'RS256'
+    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+    : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return { kid: randomUUID(), ...pair };
+}
+
+async function serveJwks(body: () => string, counted: () => void): Promise<{ server: Server; uri: string }> {
+  const server = createServer((req, res) => {
+    if (req.url !== '/.well-known/jwks.json') {
+      res.writeHead(404).end();
+      return;
+    }
+    counted();
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(body());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, uri: `http://127.0.0.1:${port}/.well-known/jwks.json` };
+}
+
+/**
+ * Create an issuer that mints valid Shape B tokens (HS256 by default; RS256 or ES256 on request, their JWKS
+ * served on loopback with `jwks: true`). Its `options` plug into `createTokenAuth`. Test code only: the keys
+ * live in memory and vanish with the process.
+ */
+export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<TestIssuer> {
+  const alg = opts.alg ?? 'HS256';
+  if (!['HS256', 'RS256', 'ES256'].includes(alg)) throw new TypeError(`createTestIssuer: alg must be HS256, RS256 or ES256`);
+  if (opts.jwks === true && alg === 'HS256') throw new TypeError('createTestIssuer: jwks needs alg RS256 or ES256');
+  const issuer = opts.issuer ?? 'https://issuer.test';
+  const audience = opts.audience ?? 'api.test';
+  const lifetime = opts.lifetime ?? 600;
+  const clock = opts.clock ?? (() => Date.now() / 1000);
+
+  const secret = alg === 'HS256' ? randomBytes(48).toString('base64url') : undefined;
+  const keys: SigningKey[] = alg === 'HS256' ? [] : [newKeyPair(alg)];
+  let jwksRequests = 0;
+  const jwksBody = () => JSON.stringify({
+    keys: keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg, use: 'sig' })),
+  });
+  const served = opts.jwks === true ? await serveJwks(jwksBody, () => jwksRequests++) : undefined;
+
+  const options: TokenAuthOptions = {
+    key: secret !== undefined ? { secret }
+      : served !== undefined ? { jwksUri: served.uri, cooldown: 0 }
+        : { publicKey: keys[0].publicKey },
+    issuer,
+    audience,
+    algorithms: [alg],
+  };
+
+  const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
+    const now = Math.floor(clock());
+    const payload: Record<string, unknown> = {
+      iss: issuer,
+      aud: audience,
+      iat: now,
+      exp: now + lifetime,
+      jti: randomUUID(),
+      scopes: ['identify', 'email', 'profile', 'google', 'roblox', 'discord'],
+      providers: {
+        discord: { id: '80351110224678912', username: 'testuser', avatar: null },
+        google: { id: '110248495921238986420', email: 'test.user@example.com', name: 'Test User', picture: 'https://example.com/test-user.png' },
+        roblox: { id: '156', username: 'testuser' },
+      },
+      metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user/testing' },
+      sub: null,
+    };
+    for (const [name, value] of Object.entries(overrides)) {
+      if (value === undefined) delete payload[name];
+      else payload[name] = value;
+    }
+    return payload;
+  };
+
+  return {
+    claims,
+    sign(overrides, header = {}) {
+      const current = keys[keys.length - 1];
+      const key = secret ?? current.privateKey;
+      const kid = current === undefined ? {} : { kid: current.kid };
+      return jwt.sign(claims(overrides), key, {
+        algorithm: alg,
+        noTimestamp: true,
+        header: { alg, typ: 'JWT', ...kid, ...header } as jwt.JwtHeader,
+      });
+    },
+    options,
+    jwksUri: served?.uri,
+    get jwksRequests() {
+      return jwksRequests;
+    },
+    get kid() {
+      return keys[keys.length - 1]?.kid;
+    },
+    rotate({ retirePrevious = false } = {}) {
+      if (alg === 'HS256') throw new TypeError('createTestIssuer: rotate() needs alg RS256 or ES256');
+      const next = newKeyPair(alg);
+      if (retirePrevious) keys.length = 0;
+      keys.push(next);
+    },
+    close() {
+      if (served === undefined) return Promise.resolve();
+      served.server.closeAllConnections();
+      return new Promise((resolve) => served.server.close(() => resolve()));
+    },
+  };
+}
