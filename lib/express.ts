@@ -1,6 +1,7 @@
 import type { VerifiedClaims } from './claims';
 
 declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express declares its Request in this namespace
   namespace Express {
     interface Request {
       /** Claims of the verified access token, set by `requireVerifiedUser` / `optionalVerifiedUser`. */
