@@ -1,7 +1,6 @@
-import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { constants, createHmac, createSecretKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import jwt from 'jsonwebtoken';
 import type { TokenAuthOptions } from './options';
 
 /** Options of `createTestIssuer`. */
@@ -44,6 +43,28 @@ export interface TestIssuer {
   rotate(options?: { retirePrevious?: boolean }): void;
   /** Stop the JWKS server, if any. */
   close(): Promise<void>;
+}
+
+/** Algorithms `signToken` can produce. */
+export type TestSigningAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512';
+
+/**
+ * Sign a payload as a compact JWS, exactly as given: no claim is added or removed (unlike `jsonwebtoken.sign`,
+ * which adds or drops `iat`). The header is `{ alg, typ: 'JWT', ...header }`. For tests only.
+ */
+export function signToken(payload: unknown, key: string | Buffer | KeyObject, alg: TestSigningAlgorithm, header: Record<string, unknown> = {}): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${encode({ alg, typ: 'JWT', ...header })}.${encode(payload)}`;
+  const bits = `sha${alg.slice(2)}`;
+  let signature: Buffer;
+  if (alg.startsWith('HS')) {
+    signature = createHmac(bits, typeof key === 'string' || Buffer.isBuffer(key) ? createSecretKey(Buffer.from(key)) : key).update(input).digest();
+  } else {
+    const padding = alg.startsWith('PS') ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 } : {};
+    const dsaEncoding = alg.startsWith('ES') ? { dsaEncoding: 'ieee-p1363' as const } : {};
+    signature = cryptoSign(bits, Buffer.from(input), { key: key as KeyObject, ...padding, ...dsaEncoding });
+  }
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 interface SigningKey {
@@ -132,13 +153,8 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
     claims,
     sign(overrides, header = {}) {
       const current = keys[keys.length - 1];
-      const key = secret ?? current.privateKey;
       const kid = current === undefined ? {} : { kid: current.kid };
-      return jwt.sign(claims(overrides), key, {
-        algorithm: alg,
-        noTimestamp: true,
-        header: { alg, typ: 'JWT', ...kid, ...header } as jwt.JwtHeader,
-      });
+      return signToken(claims(overrides), secret ?? current.privateKey, alg, { ...kid, ...header });
     },
     options,
     jwksUri: served?.uri,
