@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { KeyOption, TokenAuthOptions } from './options';
+import type { VerifyRouterOptions } from './router';
 import type { ScopeRequirementInput } from './scopes';
 import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
@@ -60,4 +61,9 @@ export function resetDefaultTokenAuth(): void {
 /** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
 export function requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler {
   return defaultTokenAuth().requireVerifiedUser(scopes);
+}
+
+/** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
+export function verifyRouter(options?: VerifyRouterOptions): RequestHandler {
+  return defaultTokenAuth().verifyRouter(options);
 }

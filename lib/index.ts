@@ -1,6 +1,8 @@
 import './express';
 export { createTokenAuth, type TokenAuth } from './token-auth';
-export { requireVerifiedUser } from './default-auth';
+export { requireVerifiedUser, verifyRouter } from './default-auth';
+export { toProfile, type ProfileResult, type ProfileUser } from './profile';
+export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './router';
 export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode } from './errors';
 export { errorHandler } from './respond';
 export type {

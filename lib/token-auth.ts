@@ -5,6 +5,7 @@ import type { VerifiedClaims } from './claims';
 import { createKeySource } from './keys';
 import { verifiedUserMiddleware } from './middleware';
 import { resolveOptions, type TokenAuthOptions } from './options';
+import { createVerifyRouter, type VerifyRouterOptions } from './router';
 import { parseScopeRequirement, type ScopeRequirementInput } from './scopes';
 import { createVerifier } from './verifier';
 
@@ -14,6 +15,8 @@ export interface TokenAuth {
   requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler;
   /** Middleware: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
   optionalVerifiedUser(): RequestHandler;
+  /** The verify endpoint: `GET`/`POST {mount path}/auth/@users/verify` answering Shape B or Shape A. */
+  verifyRouter(options?: VerifyRouterOptions): RequestHandler;
   /** Verify a token directly; rejects with a TokenAuthError. */
   verify(token: string): Promise<VerifiedClaims>;
   /** Counters of the result cache. */
@@ -36,6 +39,7 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
   return {
     requireVerifiedUser: (scopes) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false),
     optionalVerifiedUser: () => verifiedUserMiddleware(auth, parseScopeRequirement(undefined), true),
+    verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
     verify: (token) => auth.verifyToken(token),
     stats: () => verifier.stats(),
     close() {
