@@ -1,9 +1,33 @@
+import { parseDuration } from '../duration';
 import type { ResolvedOptions } from '../options';
+import { jwksKeySource } from './jwks';
+import { checkRemoteUrl } from './remote-url';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
+import { upstreamSource } from './upstream';
 
 function fail(message: string): never {
   throw new TypeError(`express-verified-user: ${message}`);
+}
+
+type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
+
+/** The fields each `key` form accepts; anything else is a typo or a field of another form, refused at set-up. */
+const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
+  secret: ['secret'],
+  publicKey: ['publicKey'],
+  jwksUri: ['jwksUri', 'cooldown', 'timeout'],
+  upstream: ['upstream', 'timeout'],
+};
+
+const DEFAULT_COOLDOWN = 30;
+const DEFAULT_TIMEOUT = 5;
+
+function timeoutOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_TIMEOUT;
+  const seconds = parseDuration(value, 'key.timeout');
+  if (seconds <= 0) fail('option "key.timeout" must be more than zero');
+  return seconds;
 }
 
 /**
@@ -13,13 +37,45 @@ function fail(message: string): never {
 export function createKeySource(options: ResolvedOptions): KeySource {
   const key = options.key;
   if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
-  const forms = ['secret', 'publicKey', 'jwksUri', 'upstream'].filter((form) => (key as Record<string, unknown>)[form] !== undefined);
+  const fields = key as Record<string, unknown>;
+  const forms = (Object.keys(KEY_FIELDS) as KeyForm[]).filter((form) => fields[form] !== undefined);
   if (forms.length !== 1) {
     fail(`option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`);
   }
-  if ('secret' in key) return secretKeySource(key.secret, options.algorithms);
-  if ('publicKey' in key) return publicKeySource(key.publicKey, options.algorithms);
-  return fail(`key source "${forms[0]}" is not available in this build`);
+  const form = forms[0];
+  for (const field of Object.keys(fields)) {
+    if (!KEY_FIELDS[form].includes(field)) {
+      fail(`option "key.${field}" does not apply to key.${form} (allowed: ${KEY_FIELDS[form].join(', ')})`);
+    }
+  }
+
+  switch (form) {
+    case 'secret':
+      return secretKeySource(fields.secret, options.algorithms);
+    case 'publicKey':
+      return publicKeySource(fields.publicKey, options.algorithms);
+    case 'jwksUri': {
+      const url = checkRemoteUrl(fields.jwksUri, 'key.jwksUri', options.allowInsecureHttp);
+      if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
+        fail('option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)');
+      }
+      return jwksKeySource({
+        url,
+        cooldown: fields.cooldown === undefined ? DEFAULT_COOLDOWN : parseDuration(fields.cooldown, 'key.cooldown'),
+        timeout: timeoutOf(fields.timeout),
+        algorithms: options.algorithms,
+        clock: options.clock,
+      });
+    }
+    case 'upstream': {
+      const base = checkRemoteUrl(fields.upstream, 'key.upstream', options.allowInsecureHttp);
+      if (base.search !== '') fail('option "key.upstream" must be a base address without a query string');
+      if (options.algorithms !== undefined) {
+        fail('option "algorithms" does not apply with key.upstream (the upstream service checks the signature)');
+      }
+      return upstreamSource({ base, timeout: timeoutOf(fields.timeout) });
+    }
+  }
 }
 
 export type { KeySource, SigningKeySource, RemoteClaimsSource, RemoteClaims } from './source';

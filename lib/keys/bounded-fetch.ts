@@ -1,0 +1,101 @@
+/** Why a remote call gave no usable answer; for logs (`TokenAuthError.reason`), never for clients. */
+export type FetchFailure = 'timeout' | 'closed' | 'network' | 'too-large';
+
+/** A remote call that failed before an HTTP answer could be read whole. */
+export class RemoteFetchError extends Error {
+  /** What went wrong, as a short stable word. */
+  readonly failure: FetchFailure;
+
+  constructor(failure: FetchFailure, cause?: unknown) {
+    super(`remote fetch failed: ${failure}`, cause === undefined ? undefined : { cause });
+    this.name = 'RemoteFetchError';
+    this.failure = failure;
+  }
+}
+
+/** An HTTP answer: its status and headers, and its body text when the status was 200. */
+export interface BoundedAnswer {
+  status: number;
+  headers: Headers;
+  /** UTF-8 body text of a 200 answer; empty for any other status (never read). */
+  text: string;
+  /** Size of the body in bytes. */
+  bytes: number;
+}
+
+/** Limits of one remote call. */
+export interface BoundedFetchOptions {
+  headers: Record<string, string>;
+  /** Whole-call limit (connect, answer and body), in milliseconds. */
+  timeoutMs: number;
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+  /** Aborts the call from outside (the source being closed). */
+  signal: AbortSignal;
+}
+
+// setTimeout fires at once for delays past 2^31-1 ms; a longer timeout than that means "practically none".
+const LONGEST_TIMER = 2 ** 31 - 1;
+
+/**
+ * GET a URL with a timeout that covers the body too, no redirects (a redirect could lead a key fetch anywhere),
+ * and a body size cap enforced while reading, so a hostile or broken server cannot hold or flood the process.
+ * Rejects with RemoteFetchError; only a 200's body is read, other bodies are discarded unread.
+ */
+export async function fetchBounded(url: string, options: BoundedFetchOptions): Promise<BoundedAnswer> {
+  if (options.signal.aborted) throw new RemoteFetchError('closed');
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, Math.min(Math.max(options.timeoutMs, 1), LONGEST_TIMER));
+  const onClose = () => controller.abort();
+  options.signal.addEventListener('abort', onClose, { once: true });
+  const failure = (err: unknown): RemoteFetchError => {
+    if (err instanceof RemoteFetchError) return err;
+    if (timedOut) return new RemoteFetchError('timeout', err);
+    if (options.signal.aborted) return new RemoteFetchError('closed', err);
+    return new RemoteFetchError('network', err);
+  };
+
+  try {
+    const response = await fetch(url, { method: 'GET', headers: options.headers, redirect: 'error', signal: controller.signal });
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => undefined);
+      return { status: response.status, headers: response.headers, text: '', bytes: 0 };
+    }
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > options.maxBytes) {
+      controller.abort();
+      throw new RemoteFetchError('too-large');
+    }
+    const body = await readCapped(response, options.maxBytes, controller);
+    return { status: 200, headers: response.headers, text: body.toString('utf8'), bytes: body.length };
+  } catch (err) {
+    throw failure(err);
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onClose);
+  }
+}
+
+async function readCapped(response: Response, maxBytes: number, controller: AbortController): Promise<Buffer> {
+  if (response.body === null) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Stop reading at once: the rest of an oversized body is never buffered.
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      throw new RemoteFetchError('too-large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total);
+}

@@ -1,0 +1,251 @@
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { isObject } from '../claims';
+import { TokenAuthError } from '../errors';
+import type { JwsHeader } from '../jws';
+import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
+import { fetchBounded, RemoteFetchError } from './bounded-fetch';
+import type { SigningKeySource } from './source';
+
+/**
+ * Algorithms accepted from a JWKS when the `algorithms` option is absent: every asymmetric one this package
+ * verifies. A JWKS holds public keys only, so HS* never applies, and each key is fit-checked against the token's
+ * `alg` (an RSA key never verifies ES256, a P-256 key never ES384), so the wide default opens no key confusion.
+ */
+export const JWKS_DEFAULT_ALGORITHMS: readonly Algorithm[] = [
+  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512',
+];
+
+/** Largest JWKS document read (1 MiB); real sets are a few kilobytes. */
+export const MAX_JWKS_BYTES = 1024 * 1024;
+
+/**
+ * Age (seconds) after which a key set is refreshed in the background on its next use, so that a key the issuer
+ * withdrew stops verifying. The known keys keep answering meanwhile, and after a failed refresh.
+ */
+export const JWKS_MAX_AGE = 600;
+
+/** Resolved settings of a JWKS key source; durations in seconds. */
+export interface JwksSourceConfig {
+  url: URL;
+  /** Least time between two fetches. */
+  cooldown: number;
+  /** Limit for one fetch, body included. */
+  timeout: number;
+  /** Accepted algorithms (the `algorithms` option), or undefined for JWKS_DEFAULT_ALGORITHMS. */
+  algorithms: readonly Algorithm[] | undefined;
+  /** Current time in seconds (the `clock` option), which paces the cooldown. */
+  clock: () => number;
+}
+
+/** One usable verification key from a JWKS. */
+export interface JwksKey {
+  kid: string | undefined;
+  /** The JWK's own `alg`, when it names one: the key then verifies that algorithm only. */
+  alg: Algorithm | undefined;
+  key: KeyObject;
+}
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/**
+ * One JWK as a usable verification key, or undefined when it must be skipped: not RSA or EC, `use` other than
+ * `sig`, `key_ops` without `verify`, private or symmetric material, an `alg` that is not an asymmetric algorithm
+ * of ours or does not fit the key, RSA under 2048 bits, a curve we do not verify, or anything unparseable.
+ * Skipping (rather than failing the whole set) keeps one odd key from taking every other key down with it.
+ */
+export function readJwk(jwk: unknown): JwksKey | undefined {
+  if (!isObject(jwk)) return undefined;
+  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC') return undefined;
+  if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return undefined;
+  if (PRIVATE_MEMBERS.some((member) => jwk[member] !== undefined)) return undefined;
+  if (jwk.kid !== undefined && typeof jwk.kid !== 'string') return undefined;
+  if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || jwk.alg.startsWith('HS'))) return undefined;
+
+  // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
+  const material: JsonWebKey = jwk.kty === 'RSA'
+    ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
+    : { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string };
+  if (Object.values(material).some((value) => typeof value !== 'string' || value === '')) return undefined;
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: material, format: 'jwk' });
+  } catch {
+    return undefined;
+  }
+  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return undefined;
+  if (algorithmsForKey(key).length === 0) return undefined;
+  const alg = jwk.alg as Algorithm | undefined;
+  if (alg !== undefined && !keyFitsAlgorithm(key, alg)) return undefined;
+  return { kid: jwk.kid as string | undefined, alg, key };
+}
+
+/** The usable keys of a JWKS document; throws (a plain Error, for logs) unless it is JSON `{ "keys": [...] }`. */
+export function parseJwks(text: string): JwksKey[] {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new Error('JWKS is not JSON');
+  }
+  if (!isObject(document) || !Array.isArray(document.keys)) throw new Error('JWKS is not an object with a "keys" array');
+  const usable: JwksKey[] = [];
+  for (const jwk of document.keys) {
+    const key = readJwk(jwk);
+    if (key !== undefined) usable.push(key);
+  }
+  return usable;
+}
+
+/** A fetched key set, indexed by `kid` for the per-token lookup. */
+interface KeySet {
+  all: readonly JwksKey[];
+  byKid: ReadonlyMap<string, readonly JwksKey[]>;
+  /** Clock time at which it was fetched. */
+  fetchedAt: number;
+}
+
+function indexKeys(keys: readonly JwksKey[], fetchedAt: number): KeySet {
+  const byKid = new Map<string, JwksKey[]>();
+  for (const entry of keys) {
+    if (entry.kid === undefined) continue;
+    const same = byKid.get(entry.kid);
+    if (same === undefined) byKid.set(entry.kid, [entry]);
+    else same.push(entry);
+  }
+  return { all: keys, byKid, fetchedAt };
+}
+
+function fits(entry: JwksKey, alg: string): boolean {
+  return (entry.alg === undefined || entry.alg === alg) && keyFitsAlgorithm(entry.key, alg);
+}
+
+/**
+ * What a key set says about a header: the key to use; `known` (the set has the answer, and it is no: a refetch
+ * would not change it); or `unknown` (a refetch might find the key).
+ */
+function select(set: KeySet, header: JwsHeader): KeyObject | 'known' | 'unknown' {
+  if (header.kid !== undefined) {
+    const named = set.byKid.get(header.kid);
+    if (named === undefined) return 'unknown';
+    for (const entry of named) if (fits(entry, header.alg)) return entry.key;
+    return 'known';
+  }
+  // No kid: only an unambiguous set may answer; trying each key in turn would multiply the cost of bad tokens.
+  let only: KeyObject | undefined;
+  let count = 0;
+  for (const entry of set.all) {
+    if (fits(entry, header.alg)) {
+      only = entry.key;
+      count++;
+    }
+  }
+  if (count === 1) return only as KeyObject;
+  return count === 0 ? 'unknown' : 'known';
+}
+
+/**
+ * `{ jwksUri }`: keys fetched from a JWKS, chosen by `kid`, cached. A miss refetches, but no two fetches are ever
+ * closer than `cooldown` and concurrent misses share one fetch, so a flood of made-up `kid`s costs the issuer
+ * at most one request per cooldown. A failed fetch never drops known keys. Answers synchronously when the key is
+ * at hand, so warm verification stays free of promises.
+ */
+export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
+  const { url, cooldown, clock } = config;
+  const href = url.href;
+  const timeoutMs = config.timeout * 1000;
+  const closing = new AbortController();
+  let keys: KeySet | undefined;
+  let lastFetchAt = -Infinity;
+  let lastFetchFailed = false;
+  let lastError: unknown;
+  let pending: Promise<void> | undefined;
+
+  async function download(): Promise<JwksKey[]> {
+    const answer = await fetchBounded(href, {
+      headers: { Accept: 'application/jwk-set+json, application/json' },
+      timeoutMs,
+      maxBytes: MAX_JWKS_BYTES,
+      signal: closing.signal,
+    });
+    if (answer.status !== 200) throw new Error(`JWKS answered ${answer.status}`);
+    const usable = parseJwks(answer.text);
+    // A set with nothing usable is a broken publication, not a revocation of every key: keep what we know.
+    if (usable.length === 0) throw new Error('JWKS holds no usable signing key');
+    return usable;
+  }
+
+  /** Start a fetch now; the promise never rejects, its outcome lands in `keys` / `lastFetchFailed`. */
+  function refetch(now: number): Promise<void> {
+    lastFetchAt = now;
+    const run = download().then(
+      (usable) => {
+        keys = indexKeys(usable, clock());
+        lastFetchFailed = false;
+        lastError = undefined;
+        pending = undefined;
+      },
+      (err: unknown) => {
+        lastFetchFailed = true;
+        lastError = err;
+        pending = undefined;
+      },
+    );
+    pending = run;
+    return run;
+  }
+
+  function coolingFor(now: number): number {
+    return lastFetchAt + cooldown - now;
+  }
+
+  function unavailable(reason: string): TokenAuthError {
+    const cause = lastError;
+    const retryAfter = Math.max(1, Math.ceil(coolingFor(clock())));
+    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : reason;
+    return new TokenAuthError('verification_unavailable', { reason: why, retryAfter, cause });
+  }
+
+  /** After the latest fetch (or inside its cooldown), a key that is still missing: 401 if we know, 503 if not. */
+  function missing(): TokenAuthError {
+    if (closing.signal.aborted) return new TokenAuthError('verification_unavailable', { reason: 'jwks-closed' });
+    if (lastFetchFailed || keys === undefined) return unavailable('jwks-fetch');
+    return new TokenAuthError('invalid_token', { reason: 'kid-unknown' });
+  }
+
+  function noFit(header: JwsHeader): TokenAuthError {
+    return new TokenAuthError('invalid_token', { reason: header.kid === undefined ? 'kid-ambiguous' : 'kid-no-fit' });
+  }
+
+  function afterFetch(header: JwsHeader): KeyObject {
+    const found = keys === undefined ? 'unknown' : select(keys, header);
+    if (typeof found === 'object') return found;
+    if (found === 'known') throw noFit(header);
+    throw missing();
+  }
+
+  return {
+    kind: 'jws',
+    algorithms: new Set(config.algorithms ?? JWKS_DEFAULT_ALGORITHMS),
+    keyFor(header) {
+      const now = clock();
+      if (keys !== undefined) {
+        const found = select(keys, header);
+        if (typeof found === 'object') {
+          if (now - keys.fetchedAt >= JWKS_MAX_AGE && pending === undefined && coolingFor(now) <= 0 && !closing.signal.aborted) {
+            void refetch(now);
+          }
+          return found;
+        }
+        if (found === 'known') throw noFit(header);
+      }
+      if (closing.signal.aborted) throw missing();
+      if (pending !== undefined) return pending.then(() => afterFetch(header));
+      if (coolingFor(now) > 0) throw missing();
+      return refetch(now).then(() => afterFetch(header));
+    },
+    close() {
+      closing.abort();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { isObject, shapeBViolation } from '../claims';
+import { TokenAuthError } from '../errors';
+import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
+import type { RemoteClaimsSource } from './source';
+
+/** Largest upstream answer read (256 KiB); a Shape B payload is a few kilobytes. */
+export const MAX_UPSTREAM_BYTES = 256 * 1024;
+
+/** Path of the verify endpoint, relative to the upstream base address (the service's `{base_url}`). */
+export const UPSTREAM_VERIFY_PATH = '/auth/@users/verify';
+
+/** Retry-After (seconds) on an upstream failure that names none of its own. */
+const DEFAULT_RETRY_AFTER = 5;
+const LONGEST_RETRY_AFTER = 300;
+
+/** Resolved settings of the upstream source; durations in seconds. */
+export interface UpstreamSourceConfig {
+  /** The upstream base address (`{base_url}`), already checked by checkRemoteUrl. */
+  base: URL;
+  /** Limit for one call, body included. */
+  timeout: number;
+}
+
+/** `{base}/auth/@users/verify`, keeping any path prefix the base carries. */
+export function verifyEndpoint(base: URL): string {
+  const root = new URL(base.href);
+  root.pathname = root.pathname.replace(/\/+$/, '') + UPSTREAM_VERIFY_PATH;
+  return root.href;
+}
+
+function unavailable(reason: string, retryAfter = DEFAULT_RETRY_AFTER, cause?: unknown): TokenAuthError {
+  return new TokenAuthError('verification_unavailable', { reason, retryAfter, cause });
+}
+
+/** The upstream's own Retry-After when it is a sane number of seconds; an HTTP date or nonsense is ignored. */
+function retryAfterOf(answer: BoundedAnswer): number {
+  const value = answer.headers.get('retry-after');
+  if (value === null || !/^\d{1,6}$/.test(value.trim())) return DEFAULT_RETRY_AFTER;
+  return Math.min(Math.max(Number(value), 1), LONGEST_RETRY_AFTER);
+}
+
+// RFC 6750 §3 scope-token characters: %x21 / %x23-5B / %x5D-7E, space-separated.
+const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/** The scopes an upstream 403 challenge names, if it names them in a form safe to repeat. */
+function challengedScope(answer: BoundedAnswer): string | undefined {
+  const challenge = answer.headers.get('www-authenticate');
+  const scope = challenge === null ? undefined : /\bscope="([^"]*)"/.exec(challenge)?.[1];
+  return scope !== undefined && SCOPE_LIST.test(scope) ? scope : undefined;
+}
+
+/**
+ * `{ upstream }`: the token is checked by the identity service's own verify endpoint. Its 401 and 403 are
+ * answers about the token and pass through (with our body); anything else that is not a 200 with a Shape B
+ * payload — outage, timeout, 5xx, a redirect, other statuses, non-JSON, another shape — says nothing about the
+ * token, so it becomes `verification_unavailable` (503), which the verifier never caches. The verifier then
+ * applies this instance's time, issuer and audience rules to the payload.
+ */
+export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource {
+  const endpoint = verifyEndpoint(config.base);
+  const timeoutMs = config.timeout * 1000;
+  const closing = new AbortController();
+
+  return {
+    kind: 'remote',
+    async claimsFor(token) {
+      let answer: BoundedAnswer;
+      try {
+        answer = await fetchBounded(endpoint, {
+          headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+          timeoutMs,
+          maxBytes: MAX_UPSTREAM_BYTES,
+          signal: closing.signal,
+        });
+      } catch (err) {
+        const failure = err instanceof RemoteFetchError ? err.failure : 'network';
+        throw unavailable(`upstream-${failure}`, DEFAULT_RETRY_AFTER, err);
+      }
+      if (answer.status === 401) throw new TokenAuthError('invalid_token', { reason: 'upstream-401' });
+      if (answer.status === 403) {
+        throw new TokenAuthError('insufficient_scope', { reason: 'upstream-403', scope: challengedScope(answer) });
+      }
+      if (answer.status !== 200) throw unavailable(`upstream-status-${answer.status}`, retryAfterOf(answer));
+
+      let payload: unknown;
+      try {
+        payload = JSON.parse(answer.text);
+      } catch {
+        throw unavailable('upstream-not-json');
+      }
+      if (!isObject(payload)) throw unavailable('upstream-not-object');
+      const wrong = shapeBViolation(payload);
+      if (wrong !== undefined) throw unavailable(`upstream-shape:${wrong}`);
+      return { payload, size: answer.bytes };
+    },
+    close() {
+      closing.abort();
+    },
+  };
+}
