@@ -1,0 +1,128 @@
+'use strict';
+// Micro-benchmarks of verification in one process, no HTTP: this package's verify() and middleware (cache hit,
+// cold), jsonwebtoken.verify and fast-jwt for reference, and the raw signature check: the physical limit.
+// Run by bench/run.js as a child: node bench/micro.js <dist> <seconds per sample>.
+const crypto = require('node:crypto');
+const jwt = require('jsonwebtoken');
+const { createVerifier } = require('fast-jwt');
+const { loadFixtures, ALGS } = require('./fixtures');
+
+const [dist, secondsArg] = process.argv.slice(2);
+const SECONDS = Number(secondsArg);
+const SAMPLES = 5;
+
+/** Median ns per call of a synchronous fn(i), over SAMPLES timed samples of about SECONDS each. */
+function timeSync(fn) {
+  const samples = [];
+  let i = 0;
+  for (let s = 0; s < SAMPLES; s++) {
+    const start = process.hrtime.bigint();
+    const stop = start + BigInt(Math.round(SECONDS * 1e9));
+    let n = 0;
+    let now = start;
+    while (now < stop) {
+      for (let k = 0; k < 64; k++) fn(i++);
+      n += 64;
+      now = process.hrtime.bigint();
+    }
+    samples.push(Number(now - start) / n);
+  }
+  return samples.sort((a, b) => a - b)[SAMPLES >> 1];
+}
+
+/** The same for an async fn(i), awaited one call at a time. */
+async function timeAsync(fn) {
+  const samples = [];
+  let i = 0;
+  for (let s = 0; s < SAMPLES; s++) {
+    const start = process.hrtime.bigint();
+    const stop = start + BigInt(Math.round(SECONDS * 1e9));
+    let n = 0;
+    let now = start;
+    while (now < stop) {
+      for (let k = 0; k < 64; k++) await fn(i++);
+      n += 64;
+      now = process.hrtime.bigint();
+    }
+    samples.push(Number(now - start) / n);
+  }
+  return samples.sort((a, b) => a - b)[SAMPLES >> 1];
+}
+
+/** The signature check alone on pre-split, pre-decoded inputs. */
+function rawVerifier(alg, keys) {
+  if (alg === 'HS256') {
+    const key = crypto.createSecretKey(Buffer.from(keys.HS256.secret));
+    return (input, signature) => {
+      const mac = crypto.createHmac('sha256', key).update(input).digest();
+      return mac.length === signature.length && crypto.timingSafeEqual(mac, signature);
+    };
+  }
+  const key = crypto.createPublicKey(keys[alg].publicKey);
+  const verifyKey = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key;
+  return (input, signature) => crypto.verify('sha256', input, verifyKey, signature);
+}
+
+function keyObject(alg, keys) {
+  return alg === 'HS256' ? crypto.createSecretKey(Buffer.from(keys.HS256.secret)) : crypto.createPublicKey(keys[alg].publicKey);
+}
+
+async function main() {
+  const fixtures = await loadFixtures(dist);
+  const { createTokenAuth } = require(`${dist}/index.js`);
+  const rows = [];
+  const add = (alg, name, ns, hideNs = false) => {
+    rows.push({ alg, name, nsPerOp: hideNs ? undefined : ns, opsPerSec: 1e9 / ns });
+    process.stderr.write(`  ${alg} ${name}: ${Math.round(ns)} ns/op\n`);
+  };
+  const base = { issuer: fixtures.issuer, audience: fixtures.audience };
+  const sink = [];
+
+  for (const alg of ALGS) {
+    const pool = fixtures.pools[alg];
+    const n = pool.length;
+    const key = alg === 'HS256' ? { secret: fixtures.keys.HS256.secret } : { publicKey: fixtures.keys[alg].publicKey };
+    const reqs = pool.map((t) => ({ method: 'GET', headers: { authorization: `Bearer ${t}` } }));
+    const next = () => undefined;
+    const res = {};
+
+    const hot = createTokenAuth({ key, ...base });
+    const hotMw = hot.requireVerifiedUser(['identify']);
+    await hot.verify(pool[0]);
+    add(alg, 'verify(), cache hit', await timeAsync(() => hot.verify(pool[0])));
+    add(alg, 'middleware, cache hit', timeSync(() => hotMw(reqs[0], res, next)));
+
+    const cold = createTokenAuth({ key, ...base });
+    const coldMw = cold.requireVerifiedUser(['identify']);
+    add(alg, 'middleware, cold (cache on, every token new)', timeSync((i) => coldMw(reqs[i % n], res, next)));
+    const off = createTokenAuth({ key, ...base, cache: false });
+    const offMw = off.requireVerifiedUser(['identify']);
+    add(alg, 'middleware, `cache: false`', timeSync((i) => offMw(reqs[i % n], res, next)));
+    add(alg, 'verify(), `cache: false`', await timeAsync((i) => off.verify(pool[i % n])));
+    for (const r of reqs.slice(0, 4)) if (r.auth === undefined) throw new Error('middleware did not verify');
+
+    const ko = keyObject(alg, fixtures.keys);
+    const jwtOptions = { algorithms: [alg], issuer: fixtures.issuer, audience: fixtures.audience };
+    add(alg, 'jsonwebtoken.verify (KeyObject)', timeSync((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()));
+    const material = alg === 'HS256' ? fixtures.keys.HS256.secret : fixtures.keys[alg].publicKey;
+    const fast = createVerifier({ key: material, algorithms: [alg], allowedIss: fixtures.issuer, allowedAud: fixtures.audience });
+    add(alg, 'fast-jwt verify (no cache)', timeSync((i) => sink.push(fast(pool[i % n])) && sink.pop()));
+
+    const raw = rawVerifier(alg, fixtures.keys);
+    const split = pool.map((t) => {
+      const dot = t.lastIndexOf('.');
+      return [Buffer.from(t.slice(0, dot)), Buffer.from(t.slice(dot + 1), 'base64url')];
+    });
+    if (!split.slice(0, 4).every(([input, sig]) => raw(input, sig))) throw new Error('raw verifier rejected a valid token');
+    add(alg, `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'crypto.verify'} (the limit)`, timeSync((i) => raw(split[i % n][0], split[i % n][1])));
+    hot.close();
+    cold.close();
+    off.close();
+  }
+  process.send({ rows });
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});

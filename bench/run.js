@@ -1,0 +1,276 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run bench`: load benchmarks (every scenario's Express 5 server in its own process, autocannon in this one,
+// scenarios interleaved over several rounds, medians and ratios to bare Express of the same round), then the
+// micro-benchmarks of verify() and the 1 000 000-token memory run. Writes bench/RESULTS.md on a full run.
+//
+//   npm run bench                 full run (about 12 minutes on 2 cores), writes bench/RESULTS.md
+//   npm run bench -- --quick      about a minute: load only, 2 short rounds
+//   npm run bench -- --ci         every scenario for ~1 s, a short micro and memory pass: keeps the script working
+//   npm run bench -- --memory     the memory run only;  --micro: the micro-benchmarks only;  --load: load only
+//   options: --algs HS256,RS256  --scenarios bare,ours-cold  --rounds N  --duration S  --prof (CPU profiles of
+//            this package's servers into bench/.tmp/prof)
+const { execFileSync, fork } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { loadFixtures, ALGS, TMP } = require('./fixtures');
+const { SCENARIOS, ROUTE, BODY } = require('./scenarios');
+const { median, fmtInt, fmtRatio, table } = require('./stats');
+
+const ROOT = path.join(__dirname, '..');
+const DIST = path.join(TMP, 'dist');
+const CONNECTIONS = 10;
+/** SPEC §8 cold targets, as a share of bare Express. */
+const COLD_TARGET = { HS256: 0.9, RS256: 0.8, ES256: 0.6 };
+const HOT_TARGET = 0.95;
+const PEERS = ['express-jwt', 'oauth2-bearer', 'passport-jwt', 'fast-jwt'];
+
+function parseArgs(argv) {
+  const opts = { mode: 'full', parts: new Set(['load', 'micro', 'memory']) };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => argv[++i];
+    if (arg === '--quick') opts.mode = 'quick';
+    else if (arg === '--ci') opts.mode = 'ci';
+    else if (arg === '--memory' || arg === '--micro' || arg === '--load') {
+      if (!opts.only) opts.parts = new Set();
+      opts.only = true;
+      opts.parts.add(arg.slice(2));
+    } else if (arg === '--algs') opts.algs = value().split(',');
+    else if (arg === '--scenarios') opts.scenarios = value().split(',');
+    else if (arg === '--rounds') opts.rounds = Number(value());
+    else if (arg === '--duration') opts.duration = Number(value());
+    else if (arg === '--prof') opts.prof = true;
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  const plans = {
+    full: { rounds: 5, duration: 4, warmup: 2, microSeconds: 0.6, memoryTokens: 1_000_000 },
+    quick: { rounds: 2, duration: 1, warmup: 0.5, microSeconds: 0.2, memoryTokens: 200_000 },
+    ci: { rounds: 1, duration: 1, warmup: 0, microSeconds: 0.05, memoryTokens: 20_000 },
+  };
+  opts.plan = { ...plans[opts.mode] };
+  if (opts.mode === 'quick' && !opts.only) opts.parts = new Set(['load']);
+  if (opts.rounds) opts.plan.rounds = opts.rounds;
+  if (opts.duration) opts.plan.duration = opts.duration;
+  opts.algs ??= ALGS;
+  return opts;
+}
+
+const log = (msg) => process.stderr.write(`${msg}\n`);
+
+/** A private build of lib/ so the benchmark never races with others' dist/. */
+function build() {
+  log('building lib/ into bench/.tmp/dist');
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: ROOT, stdio: 'inherit' });
+}
+
+function startServer(scenario, alg, fixtures, prof) {
+  const execArgv = prof && scenario.name.startsWith('ours') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(TMP, 'prof')}`, `--cpu-prof-name=${scenario.name}-${alg}-${process.pid}.cpuprofile`] : [];
+  const child = fork(path.join(__dirname, 'server.js'), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${scenario.name} (${alg}) server exited with ${code}`)));
+    child.once('message', (msg) => resolve({ scenario, child, port: msg.port }));
+    child.send({ scenario: scenario.name, alg, dist: DIST, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience });
+  });
+}
+
+function stopServer(server) {
+  server.child.removeAllListeners('exit');
+  return new Promise((resolve) => {
+    server.child.once('exit', resolve);
+    server.child.send('stop');
+  });
+}
+
+/** Before measuring: a valid token gets the body, no token and a forged token get 401 (except on bare Express). */
+async function sanityCheck(server, token) {
+  const url = `http://127.0.0.1:${server.port}${ROUTE}`;
+  const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const body = await ok.text();
+  if (ok.status !== 200 || body !== JSON.stringify(BODY)) throw new Error(`${server.scenario.name}: valid token answered ${ok.status}`);
+  if (server.scenario.name === 'bare') return;
+  const forged = `${token.slice(0, -6)}${token.slice(-6) === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`;
+  for (const headers of [{}, { authorization: `Bearer ${forged}` }]) {
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 401) throw new Error(`${server.scenario.name}: ${headers.authorization ? 'forged' : 'missing'} token answered ${res.status}`);
+  }
+}
+
+/** Load one server for `seconds` with CONNECTIONS connections; the tokens rotate, one per request. */
+function load(server, tokens, cursor, seconds) {
+  const headers = tokens.map((t) => `Bearer ${t}`);
+  return autocannon({
+    url: `http://127.0.0.1:${server.port}${ROUTE}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{
+      setupRequest(req) {
+        req.headers.authorization = headers[cursor.next++ % headers.length];
+        return req;
+      },
+    }],
+  }).then((result) => {
+    const failures = result.non2xx + result.errors + result.timeouts;
+    if (failures > 0) throw new Error(`${server.scenario.name}: ${failures} failed requests under load`);
+    return result.requests.total / result.duration;
+  });
+}
+
+async function runLoadGroup(alg, scenarios, fixtures, plan, prof) {
+  const pool = fixtures.pools[alg];
+  log(`\n[${alg}] starting ${scenarios.length} servers`);
+  const servers = await Promise.all(scenarios.map((s) => startServer(s, alg, fixtures, prof)));
+  const rps = new Map(servers.map((s) => [s.scenario.name, []]));
+  try {
+    for (const server of servers) {
+      await sanityCheck(server, pool[pool.length - 1]);
+      server.tokens = server.scenario.traffic === 'hot' ? [pool[0]] : pool;
+      server.cursor = { next: 0 };
+      if (plan.warmup > 0) await load(server, server.tokens, server.cursor, plan.warmup);
+    }
+    for (let round = 0; round < plan.rounds; round++) {
+      // Interleaved: every scenario once per round; the starting scenario rotates so none always follows another.
+      for (let k = 0; k < servers.length; k++) {
+        const server = servers[(k + round) % servers.length];
+        const value = await load(server, server.tokens, server.cursor, plan.duration);
+        rps.get(server.scenario.name).push(value);
+        log(`[${alg}] round ${round + 1}/${plan.rounds} ${server.scenario.name.padEnd(14)} ${fmtInt(value)} req/s`);
+      }
+    }
+  } finally {
+    await Promise.all(servers.map(stopServer));
+  }
+  return rps;
+}
+
+/** Per scenario: median req/s, and the median over rounds of its ratio to bare Express in the same round. */
+function summarize(rps) {
+  const bare = rps.get('bare');
+  const out = {};
+  for (const [name, values] of rps) {
+    const ratios = bare ? values.map((v, r) => v / bare[r]) : [];
+    out[name] = { rps: median(values), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), values };
+  }
+  const ours = rps.get('ours-cold');
+  if (ours) {
+    for (const peer of PEERS) {
+      if (rps.has(peer)) out['ours-cold'][`vs:${peer}`] = median(ours.map((v, r) => v / rps.get(peer)[r]));
+    }
+  }
+  return out;
+}
+
+function runChild(script, args, execArgv = []) {
+  const child = fork(path.join(__dirname, script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    let result;
+    child.on('message', (msg) => {
+      result = msg;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`${script} exited with ${code}`))));
+  });
+}
+
+function loadReport(load, plan) {
+  const parts = [];
+  const label = (name) => SCENARIOS.find((s) => s.name === name).label;
+  for (const [alg, summary] of Object.entries(load)) {
+    const rows = Object.entries(summary).map(([name, s]) => [
+      label(name), fmtInt(s.rps), name === 'bare' ? '1.00×' : fmtRatio(s.ratio),
+      name === 'bare' ? '' : `${fmtRatio(s.min)} – ${fmtRatio(s.max)}`,
+    ]);
+    parts.push(`### ${alg}\n\n${table(['scenario', 'req/s (median)', '× bare (median of rounds)', 'range over rounds'], rows)}`);
+  }
+  const peerRows = [];
+  for (const [alg, summary] of Object.entries(load)) {
+    const ours = summary['ours-cold'];
+    const hot = summary['ours-hot'];
+    if (!ours) continue;
+    const ahead = PEERS.every((p) => !(p in summary) || ours[`vs:${p}`] > 1);
+    peerRows.push([
+      alg,
+      ...PEERS.map((p) => fmtRatio(ours[`vs:${p}`])),
+      `${fmtRatio(ours.ratio)} (target ${COLD_TARGET[alg].toFixed(2)}: ${ours.ratio >= COLD_TARGET[alg] ? 'met' : 'missed'})`,
+      hot ? `${fmtRatio(hot.ratio)} (target ${HOT_TARGET}: ${hot.ratio >= HOT_TARGET ? 'met' : 'missed'})` : '—',
+      ahead ? 'yes' : 'no',
+    ]);
+  }
+  if (peerRows.length > 0) {
+    parts.unshift(`### Summary: this package, cold traffic, against each peer (same run, same tokens)\n\n${table(
+      ['alg', '× express-jwt', '× express-oauth2-jwt-bearer', '× passport-jwt', '× fast-jwt', 'cold × bare', 'hot × bare', 'ahead of every peer'],
+      peerRows,
+    )}`);
+  }
+  return `## Load: requests/s through Express 5\n\n${CONNECTIONS} connections, ${plan.rounds} interleaved rounds of ${plan.duration} s per scenario `
+    + `(after ${plan.warmup} s warm-up each); cold traffic walks a pool of 20 000 distinct valid tokens, one per request. `
+    + `Ratios are medians over rounds of (scenario ÷ bare Express in the same round).\n\n${parts.join('\n\n')}`;
+}
+
+function microReport(micro) {
+  const rows = micro.rows.map((r) => [r.alg, r.name, r.nsPerOp === undefined ? '' : fmtInt(r.nsPerOp), fmtInt(r.opsPerSec)]);
+  return `## Micro-benchmarks (one process, no HTTP)\n\n${table(['alg', 'what', 'ns/op', 'ops/s'], rows)}\n\n`
+    + '"raw" rows are the signature check alone on pre-split, pre-decoded inputs (HMAC + constant-time compare, or '
+    + '`crypto.verify` with a KeyObject): the physical limit of a cold verification. "middleware" rows call '
+    + 'the Express middleware function directly with a minimal request object.';
+}
+
+function memoryReport(memory) {
+  const mb = (b) => (b / 1048576).toFixed(1);
+  const rows = memory.samples.map((s) => [fmtInt(s.tokens), mb(s.rss), mb(s.heapUsed), fmtInt(s.size), fmtInt(s.evictions)]);
+  return `## Memory: ${fmtInt(memory.tokens)} distinct valid tokens through one verifier\n\n`
+    + `HS256 tokens minted with node:crypto, each passed to \`verify()\` once; default cache bounds (${fmtInt(memory.cacheMax)} entries, `
+    + `${mb(memory.cacheMaxBytes)} MiB); figures after a forced GC.\n\n${table(['tokens', 'RSS (MiB)', 'heap used (MiB)', 'cache entries', 'evictions'], rows)}`;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  build();
+  const fixtures = await loadFixtures(DIST, log);
+  const results = { mode: opts.mode, plan: opts.plan };
+  const sections = [];
+
+  if (opts.parts.has('load')) {
+    const scenarios = SCENARIOS.filter((s) => !opts.scenarios || opts.scenarios.includes(s.name) || s.name === 'bare');
+    results.load = {};
+    for (const alg of opts.algs) {
+      results.load[alg] = summarize(await runLoadGroup(alg, scenarios, fixtures, opts.plan, opts.prof));
+    }
+    sections.push(loadReport(results.load, opts.plan));
+  }
+  if (opts.parts.has('micro')) {
+    log('\nmicro-benchmarks');
+    results.micro = await runChild('micro.js', [DIST, String(opts.plan.microSeconds)]);
+    sections.push(microReport(results.micro));
+  }
+  if (opts.parts.has('memory')) {
+    log('\nmemory run');
+    results.memory = await runChild('memory.js', [DIST, String(opts.plan.memoryTokens)], ['--expose-gc']);
+    sections.push(memoryReport(results.memory));
+  }
+
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const cpus = os.cpus();
+  const machine = `${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}, `
+    + `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average at start ${os.loadavg()[0].toFixed(2)}`;
+  const report = `# Benchmark results\n\nMachine: ${machine}\n\nCommand: \`${command}\`\n\n${sections.join('\n\n')}\n`;
+  fs.mkdirSync(TMP, { recursive: true });
+  fs.writeFileSync(path.join(TMP, `results-${opts.mode}.json`), JSON.stringify(results, null, 2));
+  const isFull = opts.mode === 'full' && !opts.only && opts.algs.length === ALGS.length && !opts.scenarios && !opts.rounds && !opts.duration;
+  const target = isFull ? path.join(__dirname, 'RESULTS.md') : path.join(TMP, `results-${opts.mode}.md`);
+  fs.writeFileSync(target, report);
+  process.stdout.write(`\n${report}\nwritten to ${path.relative(ROOT, target)}\n`);
+}
+
+// The private build goes when the run ends: ESLint does not ignore bench/.tmp, and compiled CommonJS fails its rules.
+const removeBuild = () => fs.rmSync(DIST, { recursive: true, force: true });
+main().then(removeBuild, (err) => {
+  removeBuild();
+  log(err.stack);
+  process.exit(1);
+});
