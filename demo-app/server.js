@@ -1,0 +1,168 @@
+'use strict';
+// The demo app: a link builder, a dev "authorize" endpoint, a callback page that calls the verify endpoint as the
+// service's sample client does, and two protected routes. It uses the package only through its public entry.
+const http = require('node:http');
+const path = require('node:path');
+const express = require('express');
+const { createTokenAuth } = require('express-verified-user');
+const { createDevIssuer, SCOPES, PROVIDERS, LIFETIME } = require('./dev-issuer');
+
+const PUBLIC = path.join(__dirname, 'public');
+
+// The pages load only their own scripts and styles, and never leak a token through a Referer header.
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+function originOf(req) {
+  return `${req.protocol}://${req.get('host')}`;
+}
+
+/** A list parameter: repeated, space- or comma-separated; each value must be one of `allowed`. */
+function listParam(value, allowed) {
+  const items = (Array.isArray(value) ? value : [value ?? ''])
+    .flatMap((v) => String(v).split(/[\s,]+/))
+    .filter((v) => v !== '');
+  const unknown = items.filter((v) => !allowed.includes(v));
+  return { items: [...new Set(items)], unknown };
+}
+
+/**
+ * Only a path on this demo may receive a token: an absolute path, not `//host` or `/\host`, which browsers
+ * would treat as another origin.
+ */
+function safeRedirect(value) {
+  if (typeof value !== 'string' || !/^\/(?![/\\])/.test(value)) return undefined;
+  const url = new URL(value, 'http://demo.invalid');
+  return url.origin === 'http://demo.invalid' ? url : undefined;
+}
+
+function authorizeError(res, message) {
+  res.status(400).type('text/plain').send(`Authorization failed: ${message}\n`);
+}
+
+/** Build the demo's Express app with a fresh dev signing key. */
+function createDemoApp() {
+  const issuer = createDevIssuer();
+  const auth = createTokenAuth(issuer.options);
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    res.set(SECURITY_HEADERS);
+    next();
+  });
+
+  app.get('/', (_req, res) => res.sendFile(path.join(PUBLIC, 'index.html')));
+  app.get('/callback', (_req, res) => res.sendFile(path.join(PUBLIC, 'callback.html')));
+  app.use(express.static(PUBLIC, { index: false }));
+
+  // Dev stand-in for the identity service's OAuth authorize step: the user "consents" by following the link,
+  // and is sent back to the callback with a freshly signed token in `?token=`.
+  app.get('/oauth/authorize', (req, res) => {
+    if (req.query.response_type !== 'token') return authorizeError(res, 'response_type must be "token"');
+    const redirect = safeRedirect(req.query.redirect_uri);
+    if (redirect === undefined) return authorizeError(res, 'redirect_uri must be a path on this demo, such as /callback');
+    const scopes = listParam(req.query.scope, SCOPES);
+    if (scopes.unknown.length > 0) return authorizeError(res, `unknown scope (choose from ${SCOPES.join(', ')})`);
+    const providers = listParam(req.query.providers, PROVIDERS);
+    if (providers.unknown.length > 0) return authorizeError(res, `unknown provider (choose from ${PROVIDERS.join(', ')})`);
+
+    const token = issuer.mint({ scopes: scopes.items, providers: providers.items, origin: originOf(req) });
+    redirect.searchParams.set('token', token);
+    if (typeof req.query.state === 'string') redirect.searchParams.set('state', req.query.state);
+    res.set('Cache-Control', 'no-store').redirect(302, `${redirect.pathname}${redirect.search}`);
+  });
+
+  // The verify endpoint, as the service serves it: GET|POST /api/auth/@users/verify (Shape B, or Shape A with
+  // ?view=profile).
+  app.use('/api', auth.verifyRouter());
+
+  // Two protected routes for the same token: one any identified user may call, one no demo token can.
+  app.get('/api/me', auth.requireVerifiedUser(['identify']), (req, res) => {
+    res.json({ status: 'success', route: '/api/me', requires: ['identify'], jti: req.auth.jti, scopes: req.auth.scopes });
+  });
+  app.get('/api/admin', auth.requireVerifiedUser(['admin']), (req, res) => {
+    res.json({ status: 'success', route: '/api/admin', requires: ['admin'], jti: req.auth.jti });
+  });
+
+  app.use('/api', (_req, res) => res.status(404).json({ status: 'error', message: 'Not found' }));
+  app.use((err, _req, res, _next) => {
+    void err;
+    res.status(500).json({ status: 'error', message: 'Internal server error' });
+  });
+
+  return { app, auth, issuer };
+}
+
+/** The lines printed at start: where to go, a ready token, and curl commands that use it. */
+function banner(url, token) {
+  const api = `${url}api`;
+  const headers = `-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'Accept: application/json'`;
+  return [
+    '',
+    'express-verified-user demo',
+    '',
+    `  Open ${url} to build an authorization link.`,
+    '',
+    `  A ready token (all six scopes; google, discord and roblox linked; valid ${LIFETIME / 60} minutes;`,
+    '  signed with a key made at start, so it dies with this process):',
+    '',
+    `export TOKEN='${token}'`,
+    '',
+    '# Shape B (the claims), the way the sample client asks:',
+    `curl -s '${api}/auth/@users/verify?' ${headers}`,
+    '# Shape A (the profile):',
+    `curl -s '${api}/auth/@users/verify?view=profile' ${headers}`,
+    '# A protected route that answers 200, and one that answers 403 (it needs a scope no demo token has):',
+    `curl -s '${api}/me' -H "Authorization: Bearer $TOKEN"`,
+    `curl -si '${api}/admin' -H "Authorization: Bearer $TOKEN"`,
+    '# No token: 401 with a WWW-Authenticate challenge:',
+    `curl -si '${api}/auth/@users/verify?'`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Start the demo. `port` 0 picks a free port (tests); `host` defaults to every interface. Resolves with the URL,
+ * the printed token and `close()`.
+ */
+async function startDemo({ port = Number(process.env.PORT ?? 3000), host = process.env.HOST, log = console.log } = {}) {
+  const { app, auth, issuer } = createDemoApp();
+  const server = http.createServer(app);
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (err) {
+    auth.close();
+    throw err;
+  }
+  const address = server.address();
+  const shownHost = host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}/`;
+  const token = issuer.mint({ origin: url.slice(0, -1) });
+  log(banner(url, token));
+  return {
+    url,
+    port: address.port,
+    token,
+    server,
+    close() {
+      auth.close();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+module.exports = { createDemoApp, startDemo };
+
+if (require.main === module) {
+  startDemo().catch((err) => {
+    console.error(`demo: could not start: ${err.message}`);
+    process.exitCode = 1;
+  });
+}
