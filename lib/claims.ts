@@ -61,14 +61,22 @@ export interface VerifiedClaims {
   [claim: string]: unknown;
 }
 
-const KNOWN_PROVIDER_FIELDS: Record<string, readonly string[]> = {
-  discord: ['id', 'username', 'avatar'],
-  google: ['id', 'email', 'name', 'picture'],
-  roblox: ['id', 'username'],
-};
+// A Map, not an object literal: provider names come from the token, and a name such as "constructor" or
+// "__proto__" must not find Object.prototype members (that threw, and answered 500).
+const KNOWN_PROVIDER_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['discord', ['id', 'username', 'avatar']],
+  ['google', ['id', 'email', 'name', 'picture']],
+  ['roblox', ['id', 'username']],
+]);
 
 /** ISO 8601 UTC, `Z`-terminated, milliseconds optional: 2024-05-01T12:00:00.000Z */
 const ISO_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
+
+/** Date.parse rolls impossible dates over (2024-02-31 → March 2); a real timestamp reads back the same day. */
+function isCalendarTimestamp(text: string): boolean {
+  const ms = Date.parse(text);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text.slice(0, 10);
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -83,7 +91,7 @@ function isStringArray(value: unknown): value is string[] {
 function checkAccount(name: string, account: unknown): string | undefined {
   if (!isObject(account)) return `providers.${name}`;
   if (typeof account.id !== 'string' || account.id === '') return `providers.${name}.id`;
-  for (const field of KNOWN_PROVIDER_FIELDS[name] ?? []) {
+  for (const field of KNOWN_PROVIDER_FIELDS.get(name) ?? []) {
     const value = account[field];
     const nullable = name === 'discord' && field === 'avatar';
     if (typeof value !== 'string' && !(nullable && value === null)) return `providers.${name}.${field}`;
@@ -118,7 +126,7 @@ export function shapeBViolation(payload: Record<string, unknown>): string | unde
   const metadata = payload.metadata;
   if (!isObject(metadata)) return 'metadata';
   if (typeof metadata.createdAt !== 'string' || !ISO_UTC.test(metadata.createdAt)) return 'metadata.createdAt';
-  if (Number.isNaN(Date.parse(metadata.createdAt))) return 'metadata.createdAt';
+  if (!isCalendarTimestamp(metadata.createdAt)) return 'metadata.createdAt';
   if (typeof metadata.authorizer !== 'string') return 'metadata.authorizer';
   return undefined;
 }
