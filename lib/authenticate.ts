@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { checkTokenSyntax, extractBearer, type TokenSyntax } from './bearer';
+import { authorizationField, checkTokenSyntax, extractBearer, type TokenSyntax } from './bearer';
 import { grantedScopes, type VerifiedClaims } from './claims';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
@@ -79,7 +79,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       try {
         let token: MaybePromise<string | undefined | TokenAuthError>;
         try {
-          token = getToken === undefined ? extractBearer(req.headers.authorization, maxTokenLength, syntax) : fromHook(req);
+          token = getToken === undefined ? extractBearer(authorizationField(req.headers, req.rawHeaders), maxTokenLength, syntax) : fromHook(req);
         } catch (err) {
           throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
         }

@@ -24,13 +24,46 @@ export function extractBearer(
 ): string | undefined | TokenAuthError {
   if (authorization === undefined) return undefined;
   if (typeof authorization !== 'string') return new TokenAuthError('invalid_token', { reason: 'authorization' });
-  const value = authorization.trim();
+  const value = trimOws(authorization);
   if (value.length < 6 || value.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
   if (value.length === 6) return invalid('empty');
   if (value.charCodeAt(6) !== 32) return undefined; // "Bearerxyz" is some other scheme
   let at = 7;
   while (value.charCodeAt(at) === 32) at++;
   return checkTokenSyntax(value.slice(at), maxTokenLength, syntax);
+}
+
+/**
+ * Strip HTTP optional whitespace (SP, HTAB; RFC 9110 §5.6.3) only. String#trim would also strip U+00A0, which
+ * a Latin-1 header value can hold, and so accept a token with a stray byte as if it were the token.
+ */
+function trimOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value.charCodeAt(start) === 32 || value.charCodeAt(start) === 9)) start++;
+  while (end > start && (value.charCodeAt(end - 1) === 32 || value.charCodeAt(end - 1) === 9)) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+/**
+ * The Authorization field of a request: its value, or every value when it was sent more than once. Node keeps
+ * only the first repeated Authorization field in `headers`; `rawHeaders` still has them all. Authorization is
+ * not a list field (RFC 9110 §5.3), so two of them are refused, not narrowed to the one Node kept, which a proxy
+ * in front may have read differently.
+ */
+export function authorizationField(headers: { authorization?: string }, rawHeaders: readonly string[]): string | string[] | undefined {
+  const first = headers.authorization;
+  if (first === undefined) return undefined;
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (isAuthorizationName(rawHeaders[i])) count++;
+  if (count < 2) return first;
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) if (isAuthorizationName(rawHeaders[i])) values.push(rawHeaders[i + 1]);
+  return values;
+}
+
+function isAuthorizationName(name: string): boolean {
+  return name.length === 13 && name.toLowerCase() === 'authorization';
 }
 
 /** The same syntax and length rules for a token handed over directly (`verify(token)`, `getToken`). */

@@ -21,9 +21,24 @@ function invalid(reason: string): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason });
 }
 
+/**
+ * Whether `text[start, end)` is canonical base64url (RFC 4648 §3.5): not 4n+1 characters long (no whole bytes;
+ * Buffer would silently drop the extra character), and the unused low bits of the last character zero. Decoders
+ * ignore those bits, so without this one signed message had several token texts (an RS256 signature could be
+ * re-spelt and still verify), each a new cache entry and a way around a denylist of token texts. The characters
+ * are already known to be base64url.
+ */
+function isCanonicalBase64url(text: string, start: number, end: number): boolean {
+  const rest = (end - start) % 4;
+  if (rest === 0) return true;
+  if (rest === 1) return false;
+  const c = text.charCodeAt(end - 1);
+  const value = c === 95 ? 63 : c === 45 ? 62 : c >= 97 ? c - 71 : c >= 65 ? c - 65 : c + 4;
+  return (value & (rest === 2 ? 0x0f : 0x03)) === 0;
+}
+
 function decodeJsonObject(segment: string, what: string): [Record<string, unknown>, number] {
-  // A base64url segment of length 4n+1 cannot encode whole bytes; Buffer would silently drop the extra character.
-  if (segment.length === 0 || segment.length % 4 === 1) throw invalid(`${what}-encoding`);
+  if (segment.length === 0 || !isCanonicalBase64url(segment, 0, segment.length)) throw invalid(`${what}-encoding`);
   const text = Buffer.from(segment, 'base64url').toString('utf8');
   let value: unknown;
   try {
@@ -45,6 +60,7 @@ export function decodeJws(token: string): DecodedJws {
   const second = first < 0 ? -1 : token.indexOf('.', first + 1);
   if (second < 0 || token.indexOf('.', second + 1) >= 0) throw invalid('segments');
   if (second === token.length - 1) throw invalid('signature-missing');
+  if (!isCanonicalBase64url(token, second + 1, token.length)) throw invalid('signature-encoding');
   const [header] = decodeJsonObject(token.slice(0, first), 'header');
   if (typeof header.alg !== 'string') throw invalid('alg');
   if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('kid');
