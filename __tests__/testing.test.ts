@@ -71,6 +71,13 @@ describe('createTestIssuer', () => {
     auth.close();
   });
 
+  it('mints an expired token with an exp override (the README recipe)', async () => {
+    const issuer = await make();
+    const auth = createTokenAuth(issuer.options);
+    await expect(auth.verify(issuer.sign({ exp: Math.floor(Date.now() / 1000) - 60 }))).rejects.toMatchObject({ code: 'token_expired', status: 401 });
+    auth.close();
+  });
+
   it.each(['RS256', 'ES256'] as const)('serves a loopback JWKS for %s that createTokenAuth(issuer.options) uses', async (alg) => {
     const issuer = await make({ alg, jwks: true });
     expect(issuer.options.key).toEqual(expect.objectContaining({ jwksUri: issuer.jwksUri }));
