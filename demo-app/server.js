@@ -128,7 +128,7 @@ function banner(url, token) {
  * Start the demo. `port` 0 picks a free port (tests); `host` defaults to every interface. Resolves with the URL,
  * the printed token and `close()`.
  */
-async function startDemo({ port = Number(process.env.PORT ?? 3000), host = process.env.HOST, log = console.log } = {}) {
+async function startDemo({ port = Number(process.env.PORT ?? 3000), host, log = console.log } = {}) {
   const { app, auth, issuer } = createDemoApp();
   const server = http.createServer(app);
   try {
