@@ -134,26 +134,34 @@ export function withSegment(token: string, index: 0 | 1 | 2, segment: string): s
   return parts.join('.');
 }
 
-/** A loopback HTTP server that counts every request it gets: proof that a header URL was never fetched. */
+/** A loopback HTTP server that counts and records every request it gets: proof of what was (not) fetched. */
 export interface HitCounter {
   readonly url: string;
   readonly hits: number;
+  /** Method, path and Authorization of every request, in order. */
+  readonly requests: ReadonlyArray<{ method: string; path: string; authorization: string | undefined }>;
   close(): Promise<void>;
 }
 
-export async function hitCounter(body = '{"keys":[]}'): Promise<HitCounter> {
-  let hits = 0;
-  const server = createServer((_req, res) => {
-    hits++;
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+/** Answer every request with `body` (JSON, 200), or let `respond` answer. */
+export async function hitCounter(
+  body = '{"keys":[]}',
+  respond?: (req: IncomingMessage, res: import('node:http').ServerResponse) => void,
+): Promise<HitCounter> {
+  const requests: Array<{ method: string; path: string; authorization: string | undefined }> = [];
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
+    if (respond !== undefined) respond(req, res);
+    else res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     get hits() {
-      return hits;
+      return requests.length;
     },
+    requests,
     close: () => closeServer(server),
   };
 }
