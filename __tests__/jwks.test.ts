@@ -365,6 +365,10 @@ describe('remote key options', () => {
     expect(make({ key })).toThrow(message);
   });
 
+  it('treats a key field left undefined as absent', () => {
+    expect(make({ key: { jwksUri: 'https://id.example.com/jwks', secret: undefined } })).not.toThrow();
+  });
+
   it('accepts durations as seconds or strings with a unit', () => {
     expect(make({ key: { jwksUri: 'https://id.example.com/jwks', cooldown: '1m', timeout: '500ms' } })).not.toThrow();
     expect(make({ key: { jwksUri: 'https://id.example.com/jwks', cooldown: 0, timeout: 2 } })).not.toThrow();

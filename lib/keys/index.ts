@@ -44,7 +44,8 @@ export function createKeySource(options: ResolvedOptions): KeySource {
   }
   const form = forms[0];
   for (const field of Object.keys(fields)) {
-    if (!KEY_FIELDS[form].includes(field)) {
+    // A field left undefined (an unset environment variable, say) is absent, as it is for choosing the form.
+    if (fields[field] !== undefined && !KEY_FIELDS[form].includes(field)) {
       fail(`option "key.${field}" does not apply to key.${form} (allowed: ${KEY_FIELDS[form].join(', ')})`);
     }
   }
