@@ -4,11 +4,14 @@
  * schemes count as missing (RFC 6750 §3.1), and what Node's HTTP parser refuses first answers 400 or 431.
  */
 import { createHmac } from 'node:crypto';
+import type { Server } from 'node:http';
 import request from 'supertest';
+import { createTokenAuth } from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { b64, NOW, rsaKeys, SECRET, shapeB, sign, ecKeys, ISSUER, AUDIENCE } from '../fixtures/issuer';
 import {
-  answerOf, expectRefused, getMe, HS256_OPTIONS, protectedApp, rawRequest, refusal, withSegment, type ProtectedApp,
+  answerOf, closeServer, expectRefused, getMe, HS256_OPTIONS, listen, protectedApp, rawRequest, refusal, withSegment,
+  type ProtectedApp,
 } from './harness';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -254,6 +257,53 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
     it('refuses deeply nested JSON in a forged token without a stack overflow', async () => {
       const deep = `{"a":${'['.repeat(2500)}${']'.repeat(2500)}}`;
       await expectRefused(app.server, bearer(`${b64({ alg: 'HS256' })}.${Buffer.from(deep).toString('base64url')}.${'A'.repeat(43)}`), 'invalid');
+    });
+  });
+
+  describe('downgrade attempts: passing as anonymous or as a CORS preflight', () => {
+    let optional: Server;
+    let everyMethod: Server;
+    beforeAll(async () => {
+      const auth = createTokenAuth(HS256_OPTIONS);
+      const optionalApp = express();
+      optionalApp.get('/me', auth.optionalVerifiedUser(), (req, res) => {
+        res.json({ anonymous: req.auth === undefined });
+      });
+      const allApp = express();
+      allApp.all('/me', auth.requireVerifiedUser(), (req, res) => {
+        res.json({ method: req.method, anonymous: req.auth === undefined });
+      });
+      [optional, everyMethod] = await Promise.all([listen(optionalApp), listen(allApp)]);
+    });
+    afterAll(() => Promise.all([closeServer(optional), closeServer(everyMethod)]));
+
+    it.each([
+      ['a forged token', `Bearer ${withSegment(sign(shapeB(NOW)), 2, 'A'.repeat(43))}`],
+      ['an expired token', `Bearer ${sign(shapeB(NOW - 7200))}`],
+      ['a malformed token', 'Bearer a.b'],
+      ['alg none', `Bearer ${b64({ alg: 'none' })}.${b64(shapeB(NOW))}.`],
+      ['Bearer with nothing after it', 'Bearer'],
+      ['two tokens', `Bearer ${sign(shapeB(NOW))} x`],
+    ])('optionalVerifiedUser refuses %s instead of letting it through as anonymous', async (_case, header) => {
+      const res = await getMe(optional, header);
+      expect(res.status).toBe(401);
+      expect(res.body).not.toHaveProperty('anonymous');
+    });
+
+    it('optionalVerifiedUser refuses two Authorization fields instead of picking one', async () => {
+      const res = await rawRequest(optional, `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic eDp5\r\nAuthorization: Bearer a.b.c\r\nConnection: close\r\n\r\n`);
+      expect(res.status).toBe(401);
+    });
+
+    it('lets only a real preflight (OPTIONS with Access-Control-Request-Method) skip authentication, and with no claims', async () => {
+      const preflight = await request(everyMethod).options('/me').set('Access-Control-Request-Method', 'GET').set('Origin', 'https://app.example');
+      expect({ status: preflight.status, body: preflight.body as unknown }).toEqual({ status: 200, body: { method: 'OPTIONS', anonymous: true } });
+      const spoofedGet = await request(everyMethod).get('/me').set('Access-Control-Request-Method', 'GET').set('Origin', 'https://evil.example');
+      expect(answerOf(spoofedGet)).toEqual(refusal('missing'));
+      const plainOptions = await request(everyMethod).options('/me').set('Origin', 'https://evil.example');
+      expect(answerOf(plainOptions)).toEqual(refusal('missing'));
+      const overridden = await request(everyMethod).post('/me').set('Access-Control-Request-Method', 'POST').set('X-HTTP-Method-Override', 'OPTIONS');
+      expect(answerOf(overridden)).toEqual(refusal('missing'));
     });
   });
 
