@@ -82,7 +82,7 @@ async function main() {
     const pool = fixtures.pools[alg];
     const n = pool.length;
     const key = alg === 'HS256' ? { secret: fixtures.keys.HS256.secret } : { publicKey: fixtures.keys[alg].publicKey };
-    const reqs = pool.map((t) => ({ method: 'GET', headers: { authorization: `Bearer ${t}` } }));
+    const reqs = pool.map((t) => ({ method: 'GET', headers: { authorization: `Bearer ${t}` }, rawHeaders: ['Host', '127.0.0.1', 'Authorization', `Bearer ${t}`] }));
     const next = () => undefined;
     const res = {};
 

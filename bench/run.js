@@ -9,7 +9,8 @@
 //   npm run bench -- --ci         every scenario for ~1 s, a short micro and memory pass: keeps the script working
 //   npm run bench -- --memory     the memory run only;  --micro: the micro-benchmarks only;  --load: load only
 //   options: --algs HS256,RS256  --scenarios bare,ours-cold  --rounds N  --duration S  --prof (CPU profiles of
-//            this package's servers into bench/.tmp/prof)
+//            this package's servers into bench/.tmp/prof)  --baseline DIR (a copy of an earlier lib/ in DIR/lib:
+//            its ours-* scenarios run too, as "…@base", interleaved with the current ones: before/after in one run)
 const { execFileSync, fork } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -21,6 +22,7 @@ const { median, fmtInt, fmtRatio, table } = require('./stats');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(TMP, 'dist');
+const BASE_DIST = path.join(TMP, 'dist-base');
 const CONNECTIONS = 10;
 /** SPEC §8 cold targets, as a share of bare Express. */
 const COLD_TARGET = { HS256: 0.9, RS256: 0.8, ES256: 0.6 };
@@ -43,6 +45,7 @@ function parseArgs(argv) {
     else if (arg === '--rounds') opts.rounds = Number(value());
     else if (arg === '--duration') opts.duration = Number(value());
     else if (arg === '--prof') opts.prof = true;
+    else if (arg === '--baseline') opts.baseline = path.resolve(value());
     else throw new Error(`unknown argument ${arg}`);
   }
   const plans = {
@@ -66,6 +69,24 @@ function build() {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: ROOT, stdio: 'inherit' });
 }
 
+/** Compile an earlier copy of lib/ (DIR/lib) with the same compiler settings, for before/after runs. */
+function buildBaseline(dir) {
+  log(`building baseline ${path.relative(ROOT, dir)}/lib into bench/.tmp/dist-base`);
+  const config = path.join(dir, 'tsconfig.bench.json');
+  fs.writeFileSync(config, JSON.stringify({
+    extends: path.join(ROOT, 'tsconfig.build.json'),
+    compilerOptions: { rootDir: 'lib', outDir: BASE_DIST, declaration: false },
+    include: ['lib'],
+  }));
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** The baseline twin of each of this package's scenarios: same setup, the earlier build. */
+function withBaseline(scenarios) {
+  const twins = scenarios.filter((s) => s.name.startsWith('ours')).map((s) => ({ ...s, name: `${s.name}@base`, label: `${s.label} [baseline]`, dist: BASE_DIST }));
+  return [...scenarios, ...twins];
+}
+
 function startServer(scenario, alg, fixtures, prof) {
   const execArgv = prof && scenario.name.startsWith('ours') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(TMP, 'prof')}`, `--cpu-prof-name=${scenario.name}-${alg}-${process.pid}.cpuprofile`] : [];
   const child = fork(path.join(__dirname, 'server.js'), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -73,7 +94,7 @@ function startServer(scenario, alg, fixtures, prof) {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${scenario.name} (${alg}) server exited with ${code}`)));
     child.once('message', (msg) => resolve({ scenario, child, port: msg.port }));
-    child.send({ scenario: scenario.name, alg, dist: DIST, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience });
+    child.send({ scenario: scenario.name.replace(/@base$/, ''), alg, dist: scenario.dist ?? DIST, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience });
   });
 }
 
@@ -100,7 +121,30 @@ async function sanityCheck(server, token) {
   }
 }
 
-/** Load one server for `seconds` with CONNECTIONS connections; the tokens rotate, one per request. */
+/** The server's CPU time (µs) and requests answered so far. */
+function usage(server) {
+  return new Promise((resolve) => {
+    const onMessage = (msg) => {
+      if (msg.usage === undefined) return;
+      server.child.off('message', onMessage);
+      resolve(msg.usage);
+    };
+    server.child.on('message', onMessage);
+    server.child.send('usage');
+  });
+}
+
+/**
+ * Load one server for `seconds` with CONNECTIONS connections; the tokens rotate, one per request. Resolves to
+ * requests/s and the server's CPU µs per request over the same window.
+ */
+async function measure(server, seconds) {
+  const before = await usage(server);
+  const rps = await load(server, server.tokens, server.cursor, seconds);
+  const after = await usage(server);
+  return { rps, cpu: (after.cpu - before.cpu) / (after.requests - before.requests) };
+}
+
 function load(server, tokens, cursor, seconds) {
   const headers = tokens.map((t) => `Bearer ${t}`);
   return autocannon({
@@ -125,6 +169,7 @@ async function runLoadGroup(alg, scenarios, fixtures, plan, prof) {
   log(`\n[${alg}] starting ${scenarios.length} servers`);
   const servers = await Promise.all(scenarios.map((s) => startServer(s, alg, fixtures, prof)));
   const rps = new Map(servers.map((s) => [s.scenario.name, []]));
+  const cpu = new Map(servers.map((s) => [s.scenario.name, []]));
   try {
     for (const server of servers) {
       await sanityCheck(server, pool[pool.length - 1]);
@@ -136,30 +181,46 @@ async function runLoadGroup(alg, scenarios, fixtures, plan, prof) {
       // Interleaved: every scenario once per round; the starting scenario rotates so none always follows another.
       for (let k = 0; k < servers.length; k++) {
         const server = servers[(k + round) % servers.length];
-        const value = await load(server, server.tokens, server.cursor, plan.duration);
-        rps.get(server.scenario.name).push(value);
-        log(`[${alg}] round ${round + 1}/${plan.rounds} ${server.scenario.name.padEnd(14)} ${fmtInt(value)} req/s`);
+        const value = await measure(server, plan.duration);
+        rps.get(server.scenario.name).push(value.rps);
+        cpu.get(server.scenario.name).push(value.cpu);
+        log(`[${alg}] round ${round + 1}/${plan.rounds} ${server.scenario.name.padEnd(20)} ${fmtInt(value.rps)} req/s  ${value.cpu.toFixed(1)} CPU µs/req`);
       }
     }
   } finally {
     await Promise.all(servers.map(stopServer));
   }
-  return rps;
+  return { rps, cpu };
 }
 
-/** Per scenario: median req/s, and the median over rounds of its ratio to bare Express in the same round. */
-function summarize(rps) {
+/**
+ * Per scenario: median req/s, the median over rounds of its ratio to bare Express in the same round, and the same
+ * two for CPU time per request (the ratio as bare's CPU µs ÷ the scenario's, so that higher is better everywhere).
+ */
+function summarize({ rps, cpu }) {
   const bare = rps.get('bare');
+  const bareCpu = cpu.get('bare');
   const out = {};
   for (const [name, values] of rps) {
     const ratios = bare ? values.map((v, r) => v / bare[r]) : [];
-    out[name] = { rps: median(values), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), values };
+    const cpus = cpu.get(name);
+    out[name] = {
+      rps: median(values), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), values,
+      cpu: median(cpus), cpuRatio: bareCpu ? median(cpus.map((c, r) => bareCpu[r] / c)) : NaN, cpus,
+    };
   }
-  const ours = rps.get('ours-cold');
-  if (ours) {
+  for (const name of ['ours-cold', 'ours-cold@base']) {
+    const ours = rps.get(name);
+    if (!ours) continue;
     for (const peer of PEERS) {
-      if (rps.has(peer)) out['ours-cold'][`vs:${peer}`] = median(ours.map((v, r) => v / rps.get(peer)[r]));
+      if (rps.has(peer)) out[name][`vs:${peer}`] = median(ours.map((v, r) => v / rps.get(peer)[r]));
     }
+  }
+  for (const [name, values] of rps) {
+    const base = rps.get(`${name}@base`);
+    if (base) out[name]['vs:base'] = median(values.map((v, r) => v / base[r]));
+    const baseCpu = cpu.get(`${name}@base`);
+    if (baseCpu) out[name]['cpu:vs:base'] = median(cpu.get(name).map((c, r) => baseCpu[r] / c));
   }
   return out;
 }
@@ -178,13 +239,18 @@ function runChild(script, args, execArgv = []) {
 
 function loadReport(load, plan) {
   const parts = [];
-  const label = (name) => SCENARIOS.find((s) => s.name === name).label;
+  const label = (name) => `${SCENARIOS.find((s) => s.name === name.replace(/@base$/, '')).label}${name.endsWith('@base') ? ' [baseline]' : ''}`;
   for (const [alg, summary] of Object.entries(load)) {
+    const compared = Object.values(summary).some((s) => 'vs:base' in s);
     const rows = Object.entries(summary).map(([name, s]) => [
       label(name), fmtInt(s.rps), name === 'bare' ? '1.00×' : fmtRatio(s.ratio),
       name === 'bare' ? '' : `${fmtRatio(s.min)} – ${fmtRatio(s.max)}`,
+      s.cpu.toFixed(1), name === 'bare' ? '1.00×' : fmtRatio(s.cpuRatio),
+      ...(compared ? [fmtRatio(s['vs:base']), fmtRatio(s['cpu:vs:base'])] : []),
     ]);
-    parts.push(`### ${alg}\n\n${table(['scenario', 'req/s (median)', '× bare (median of rounds)', 'range over rounds'], rows)}`);
+    const header = ['scenario', 'req/s (median)', '× bare (median of rounds)', 'range over rounds', 'server CPU µs/req', 'CPU: bare ÷ this',
+      ...(compared ? ['req/s × baseline', 'CPU: baseline ÷ this'] : [])];
+    parts.push(`### ${alg}\n\n${table(header, rows)}`);
   }
   const peerRows = [];
   for (const [alg, summary] of Object.entries(load)) {
@@ -236,7 +302,11 @@ async function main() {
   const sections = [];
 
   if (opts.parts.has('load')) {
-    const scenarios = SCENARIOS.filter((s) => !opts.scenarios || opts.scenarios.includes(s.name) || s.name === 'bare');
+    let scenarios = SCENARIOS.filter((s) => !opts.scenarios || opts.scenarios.includes(s.name) || s.name === 'bare');
+    if (opts.baseline) {
+      buildBaseline(opts.baseline);
+      scenarios = withBaseline(scenarios);
+    }
     results.load = {};
     for (const alg of opts.algs) {
       results.load[alg] = summarize(await runLoadGroup(alg, scenarios, fixtures, opts.plan, opts.prof));
@@ -267,10 +337,7 @@ async function main() {
   process.stdout.write(`\n${report}\nwritten to ${path.relative(ROOT, target)}\n`);
 }
 
-// The private build goes when the run ends: ESLint does not ignore bench/.tmp, and compiled CommonJS fails its rules.
-const removeBuild = () => fs.rmSync(DIST, { recursive: true, force: true });
-main().then(removeBuild, (err) => {
-  removeBuild();
+main().catch((err) => {
   log(err.stack);
   process.exit(1);
 });
