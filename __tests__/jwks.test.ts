@@ -1,9 +1,10 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createTokenAuth, TokenAuthError, type TokenAuth, type TokenAuthOptions } from '../lib';
+import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../lib';
 import { JWKS_MAX_AGE, parseJwks, readJwk } from '../lib/keys/jwks';
 import { createTestIssuer } from '../lib/testing';
 import { AUDIENCE, b64, ecKeys, ISSUER, rsaKeys, SECRET, shapeB, sign } from './fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from './fixtures/loopback-server';
+import { rejection as failure } from './fixtures/rejection';
 
 const rsa = rsaKeys();
 const rsa2 = rsaKeys();
@@ -41,16 +42,6 @@ function rs256(kid: string | undefined, key: KeyObject = rsa.privateKey, overrid
   return sign(shapeB(now, overrides), key, 'RS256', kid === undefined ? {} : { kid });
 }
 
-/** The TokenAuthError a promise rejects with. */
-async function failure(promise: Promise<unknown>): Promise<TokenAuthError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof TokenAuthError) return err;
-    throw err;
-  }
-  throw new Error('expected verification to fail');
-}
 
 describe('readJwk', () => {
   it('reads RSA and EC (P-256, P-384) public keys with their kid and alg', () => {

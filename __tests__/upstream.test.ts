@@ -4,6 +4,7 @@ import { createTokenAuth, TokenAuthError, type TokenAuth, type TokenAuthOptions 
 import { verifyEndpoint } from '../lib/keys/upstream';
 import { AUDIENCE, ISSUER, shapeB } from './fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from './fixtures/loopback-server';
+import { rejection as failure } from './fixtures/rejection';
 
 let now = Math.floor(Date.now() / 1000);
 const clock = () => now;
@@ -41,15 +42,6 @@ function upstreamAuth(key: Record<string, unknown> = {}, options: Partial<TokenA
   return auth;
 }
 
-async function failure(promise: Promise<unknown>): Promise<TokenAuthError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof TokenAuthError) return err;
-    throw err;
-  }
-  throw new Error('expected verification to fail');
-}
 
 beforeEach(async () => {
   now = Math.floor(Date.now() / 1000);

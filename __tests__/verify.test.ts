@@ -1,17 +1,9 @@
-import { createTokenAuth, TokenAuthError, type TokenAuthOptions } from '../lib';
+import { createTokenAuth, type TokenAuthOptions } from '../lib';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from './fixtures/issuer';
+import { rejection } from './fixtures/rejection';
 
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
 
-async function rejection(promise: Promise<unknown>): Promise<TokenAuthError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof TokenAuthError) return err;
-    throw err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('verify(token)', () => {
   it('resolves with the claims exactly as signed', async () => {
