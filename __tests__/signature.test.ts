@@ -21,7 +21,7 @@ function flipLastSignatureChar(token: string): string {
 
 function refuses(check: SignatureCheck, token: string, alg: string, key: KeyObject): boolean {
   try {
-    return !check(token, alg, key);
+    return !check(token, token.lastIndexOf('.'), alg, key);
   } catch {
     return true;
   }
@@ -30,9 +30,9 @@ function refuses(check: SignatureCheck, token: string, alg: string, key: KeyObje
 /** Calls of jwt.verify made by the fallback build (jsonwebtoken's own step unreachable). */
 let jwtVerifyCalls = 0;
 
-/** Both ways the check can be built: jsonwebtoken's own signature step, and jwt.verify when that is unreachable. */
+/** Both ways the check can be built: jsonwebtoken's own signature step (jwa), and jwt.verify when that is unreachable. */
 const builds: [name: string, load: () => typeof import('../lib/signature'), jwtVerifyUsed: boolean][] = [
-  ['jsonwebtoken\'s jws step', () => jest.requireActual<typeof import('../lib/signature')>('../lib/signature'), false],
+  ['jsonwebtoken\'s own signature step', () => jest.requireActual<typeof import('../lib/signature')>('../lib/signature'), false],
   ['the jwt.verify fallback', () => {
     let loaded: typeof import('../lib/signature') | undefined;
     jest.isolateModules(() => {
@@ -62,12 +62,14 @@ describe.each(builds)('createSignatureCheck (%s)', (_name, load, jwtVerifyUsed) 
 
   it(jwtVerifyUsed ? 'goes through jwt.verify' : 'does not re-decode through jwt.verify', () => {
     const before = jwtVerifyCalls;
-    check(sign(shapeB()), 'HS256', secret);
+    const token = sign(shapeB());
+    check(token, token.lastIndexOf('.'), 'HS256', secret);
     expect(jwtVerifyCalls - before).toBe(jwtVerifyUsed ? 1 : 0);
   });
 
   it.each(cases)('accepts a good %s signature', (alg, signing, verifying) => {
-    expect(check(sign(shapeB(), signing, alg), alg, verifying)).toBe(true);
+    const token = sign(shapeB(), signing, alg);
+    expect(check(token, token.lastIndexOf('.'), alg, verifying)).toBe(true);
   });
 
   it.each(cases)('refuses a %s token with one signature character changed', (alg, signing, verifying) => {
@@ -88,7 +90,16 @@ describe.each(builds)('createSignatureCheck (%s)', (_name, load, jwtVerifyUsed) 
   it('refuses an EC key of another curve, and an RSA-PSS key whose hash does not match alg', () => {
     const p384 = ecKeys('secp384r1');
     expect(refuses(check, sign(shapeB(), p384.privateKey, 'ES384'), 'ES256', p384.publicKey)).toBe(true);
-    expect(check(sign(shapeB(), pss256.privateKey, 'PS256'), 'PS256', pss256.publicKey)).toBe(true);
+    const token = sign(shapeB(), pss256.privateKey, 'PS256');
+    expect(check(token, token.lastIndexOf('.'), 'PS256', pss256.publicKey)).toBe(true);
     expect(refuses(check, sign(shapeB(), pss256.privateKey, 'PS256'), 'PS512', pss256.publicKey)).toBe(true);
+  });
+});
+
+describe('createSignatureCheck, whatever the header says', () => {
+  it('never accepts alg "none", even with an empty signature', () => {
+    const check = jest.requireActual<typeof import('../lib/signature')>('../lib/signature').createSignatureCheck();
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.`;
+    expect(refuses(check, unsigned, 'none', secret)).toBe(true);
   });
 });

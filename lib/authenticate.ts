@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { authorizationField, checkTokenSyntax, extractBearer, type TokenSyntax } from './bearer';
+import { alphabetFault, authorizationField, bearerCredential, checkTokenSyntax, type TokenSyntax } from './bearer';
 import { grantedScopes, type VerifiedClaims } from './claims';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
@@ -50,13 +50,22 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     });
   }
 
-  function check(token: string | undefined | null | TokenAuthError, requirement: ScopeRequirement, optional: boolean, req: Request | undefined): MaybePromise<VerifiedClaims | undefined> {
+  /** The alphabet check that `bearerCredential` leaves to the verifier (run on a cache miss only). */
+  const alphabet = (token: string) => alphabetFault(token, syntax);
+
+  function check(
+    token: string | undefined | null | TokenAuthError,
+    requirement: ScopeRequirement,
+    optional: boolean,
+    req: Request | undefined,
+    precheck?: (token: string) => TokenAuthError | undefined,
+  ): MaybePromise<VerifiedClaims | undefined> {
     if (token instanceof TokenAuthError) throw token;
     if (token === undefined || token === null) {
       if (optional) return undefined;
       throw new TokenAuthError('missing_token');
     }
-    const claims = verifier.verify(token);
+    const claims = verifier.verify(token, precheck);
     if (!isThenable(claims)) return authorize(claims, requirement, req);
     return claims.then((c) => authorize(c, requirement, req));
   }
@@ -79,7 +88,8 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       try {
         let token: MaybePromise<string | undefined | TokenAuthError>;
         try {
-          token = getToken === undefined ? extractBearer(authorizationField(req.headers, req.rawHeaders), maxTokenLength, syntax) : fromHook(req);
+          // The header's credential has its alphabet checked by the verifier, on a cache miss only.
+          token = getToken === undefined ? bearerCredential(authorizationField(req.headers, req.rawHeaders), maxTokenLength) : fromHook(req);
         } catch (err) {
           throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
         }
@@ -87,7 +97,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
           ? token.then((t) => check(t, requirement, optional, req), (err: unknown) => {
               throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
             })
-          : check(token, requirement, optional, req);
+          : check(token, requirement, optional, req, getToken === undefined ? alphabet : undefined);
         return isThenable(result) ? result.catch(challenged) : result;
       } catch (err) {
         return challenged(err);

@@ -22,15 +22,33 @@ export function extractBearer(
   maxTokenLength: number,
   syntax: TokenSyntax,
 ): string | undefined | TokenAuthError {
+  const credential = bearerCredential(authorization, maxTokenLength);
+  if (typeof credential !== 'string') return credential;
+  return alphabetFault(credential, syntax) ?? credential;
+}
+
+/**
+ * `extractBearer` without its alphabet check (scheme, emptiness and length only), for a caller that runs
+ * `alphabetFault` itself, later: the verifier does so on a cache miss only, since a token found in the cache
+ * passed it when it was stored, and the check reads every character of the token.
+ */
+export function bearerCredential(authorization: string | string[] | undefined, maxTokenLength: number): string | undefined | TokenAuthError {
   if (authorization === undefined) return undefined;
   if (typeof authorization !== 'string') return new TokenAuthError('invalid_token', { reason: 'authorization' });
   const value = trimOws(authorization);
-  if (value.length < 6 || value.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  if (value.length < 6 || !isBearerScheme(value)) return undefined;
   if (value.length === 6) return invalid('empty');
   if (value.charCodeAt(6) !== 32) return undefined; // "Bearerxyz" is some other scheme
   let at = 7;
   while (value.charCodeAt(at) === 32) at++;
-  return checkTokenSyntax(value.slice(at), maxTokenLength, syntax);
+  const token = value.slice(at);
+  if (token.length > maxTokenLength) return invalid('length');
+  return token;
+}
+
+/** Whether `value` starts with "bearer" in any case; the usual spelling is tested without making a new string. */
+function isBearerScheme(value: string): boolean {
+  return value.startsWith('Bearer') || value.slice(0, 6).toLowerCase() === 'bearer';
 }
 
 /**
@@ -62,16 +80,21 @@ export function authorizationField(headers: { authorization?: string }, rawHeade
   return values;
 }
 
+/** Whether a raw header name is Authorization in any case; the two usual spellings are matched without a new string. */
 function isAuthorizationName(name: string): boolean {
-  return name.length === 13 && name.toLowerCase() === 'authorization';
+  return name.length === 13 && (name === 'Authorization' || name === 'authorization' || name.toLowerCase() === 'authorization');
 }
 
 /** The same syntax and length rules for a token handed over directly (`verify(token)`, `getToken`). */
 export function checkTokenSyntax(token: unknown, maxTokenLength: number, syntax: TokenSyntax): string | TokenAuthError {
   if (typeof token !== 'string' || token.length === 0) return invalid('empty');
   if (token.length > maxTokenLength) return invalid('length');
-  if (!(syntax === 'jws' ? JWS_CHARS : B64TOKEN).test(token)) return invalid('syntax');
-  return token;
+  return alphabetFault(token, syntax) ?? token;
+}
+
+/** The alphabet rule of §3.1: undefined when every character is allowed, else the `invalid_token` fault. */
+export function alphabetFault(token: string, syntax: TokenSyntax): TokenAuthError | undefined {
+  return (syntax === 'jws' ? JWS_CHARS : B64TOKEN).test(token) ? undefined : invalid('syntax');
 }
 
 function invalid(reason: string): TokenAuthError {

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { VerifiedClaims } from './claims';
 import type { TokenAuthError } from './errors';
@@ -38,6 +39,16 @@ interface Entry {
 const ENTRY_OVERHEAD = 256;
 
 /**
+ * SHA-256 of a token as a 32-character binary string: the cache key (SPEC §5 allows the whole token or its
+ * SHA-256). Cheaper than the token itself: V8 hashes an 850-character key one character at a time on every
+ * lookup (1.3 µs), the digest costs 0.8 µs and leaves a 32-character key to hash, and an entry holds 32 characters
+ * instead of the token. `crypto.hash` (Node 20.12+) skips the Hash object of `createHash`.
+ */
+const sha256: (token: string) => string = typeof crypto.hash === 'function'
+  ? (token) => crypto.hash('sha256', token, 'binary')
+  : (token) => crypto.createHash('sha256').update(token).digest('binary');
+
+/**
  * The moment a verdict stops being the right answer for its token: a success dies at `exp`; a fault that is not
  * "expired" dies at `exp` too (after that the answer would be "expired"); and while the token is not yet valid
  * (`nbf`/`iat` ahead beyond tolerance), no verdict outlives the moment it becomes valid.
@@ -52,9 +63,9 @@ function verdictLimit(verdict: Verdict, now: number, tolerance: number): number 
 }
 
 /**
- * The result cache (SPEC §5): keyed by the whole token string, bounded by entries and bytes, each entry dead at
- * min(ttl, the token's own time limits). Token faults are kept for `errorTtl` only; callers decide what is a
- * token fault. Concurrent misses share one verification.
+ * The result cache (SPEC §5): keyed by the token's SHA-256 (`keyOf`), bounded by entries and bytes, each entry
+ * dead at min(ttl, the token's own time limits). Token faults are kept for `errorTtl` only; callers decide what
+ * is a token fault. Concurrent misses share one verification.
  */
 export class ResultCache {
   private readonly lru: LRUCache<string, Entry> | undefined;
@@ -78,41 +89,52 @@ export class ResultCache {
     }
   }
 
-  /** A live verdict for this token, or undefined (a dead entry is dropped). */
-  get(token: string, now: number): Verdict | undefined {
+  /**
+   * The key of a token for get, set, inflight and share: its SHA-256, computed once per request by the caller.
+   * With the cache off, only in-flight sharing uses keys, so the token itself serves.
+   */
+  keyOf(token: string): string {
+    return this.lru === undefined ? token : sha256(token);
+  }
+
+  /** A live verdict for this key, or undefined (a dead entry is dropped). */
+  get(key: string, now: number): Verdict | undefined {
     if (this.lru === undefined) return undefined;
-    const entry = this.lru.get(token);
+    const entry = this.lru.get(key);
     if (entry !== undefined) {
       if (now < entry.until) {
         this.hits++;
         return entry.verdict;
       }
-      this.lru.delete(token);
+      this.lru.delete(key);
     }
     this.misses++;
     return undefined;
   }
 
-  /** Remember a verdict; `cacheable` false (a key-fetch or internal failure) keeps it out. */
-  set(token: string, verdict: Verdict, now: number, cacheable: boolean): void {
+  /**
+   * Remember a verdict for a token under its key; `cacheable` false (a key-fetch or internal failure) keeps it
+   * out. The entry's size counts the token's length, as if the token itself were held.
+   */
+  set(key: string, tokenLength: number, verdict: Verdict, now: number, cacheable: boolean): void {
     if (this.lru === undefined || this.config === false || !cacheable) return;
     const ttl = verdict.ok ? this.config.ttl : this.config.errorTtl;
     const until = Math.min(now + ttl, verdictLimit(verdict, now, this.tolerance));
     if (!(until > now)) return;
-    const size = token.length + ENTRY_OVERHEAD + (verdict.ok ? verdict.size : 0);
+    const size = tokenLength + ENTRY_OVERHEAD + (verdict.ok ? verdict.size : 0);
     if (size > this.config.maxBytes) return;
-    this.lru.set(token, { verdict, until }, { size });
+    this.lru.set(key, { verdict, until }, { size });
   }
 
-  /** The verification under way for this token, if any. */
-  inflight(token: string): Promise<Verdict> | undefined {
-    return this.pending.get(token);
+  /** The verification under way for this key, if any. */
+  inflight(key: string): Promise<Verdict> | undefined {
+    return this.pending.get(key);
   }
 
   /** Register a verification under way so that concurrent misses wait on it; removed when it settles. */
-  share(token: string, work: Promise<Verdict>): Promise<Verdict> {
-    const shared = work.finally(() => this.pending.delete(token));
-    this.pending.set(token, shared);
+  share(key: string, work: Promise<Verdict>): Promise<Verdict> {
+    const shared = work.finally(() => this.pending.delete(key));
+    this.pending.set(key, shared);
     return shared;
   }
 

@@ -15,6 +15,8 @@ export interface DecodedJws {
   payload: Record<string, unknown>;
   /** Length of the payload's JSON text: a cheap measure of the claims' size for the cache. */
   payloadLength: number;
+  /** Index of the second dot: the signing input is `token.slice(0, signedEnd)`, the signature what follows. */
+  signedEnd: number;
 }
 
 function invalid(reason: string): TokenAuthError {
@@ -51,6 +53,29 @@ function decodeJsonObject(segment: string, what: string): [Record<string, unknow
 }
 
 /**
+ * The last header decoded whose members are all primitives, with its segment: one issuer's tokens share one
+ * header text, so most tokens skip a base64 decode and a JSON.parse (0.7 µs). Each caller gets its own copy, so
+ * no one can change another token's header; a header holding objects or arrays is always decoded afresh.
+ */
+let lastHeader: { segment: string; header: Record<string, unknown> } | undefined;
+
+function isFlat(value: Record<string, unknown>): boolean {
+  for (const name in value) {
+    const member = value[name];
+    if (typeof member === 'object' && member !== null) return false;
+  }
+  return true;
+}
+
+function decodeHeader(segment: string): Record<string, unknown> {
+  if (lastHeader !== undefined && lastHeader.segment === segment) return { ...lastHeader.header };
+  const [header] = decodeJsonObject(segment, 'header');
+  // A flat copy of the segment: a slice of the token would keep the whole token alive in this module.
+  if (isFlat(header)) lastHeader = { segment: Buffer.from(segment, 'latin1').toString('latin1'), header: { ...header } };
+  return header;
+}
+
+/**
  * Split a compact JWS (already known to hold only base64url characters and dots) into its decoded header and
  * payload. Throws `invalid_token` unless there are exactly three non-empty segments whose first two are JSON
  * objects. Duplicate JSON member names resolve to the last one (JSON.parse), as RFC 7515 §4 permits.
@@ -61,11 +86,11 @@ export function decodeJws(token: string): DecodedJws {
   if (second < 0 || token.indexOf('.', second + 1) >= 0) throw invalid('segments');
   if (second === token.length - 1) throw invalid('signature-missing');
   if (!isCanonicalBase64url(token, second + 1, token.length)) throw invalid('signature-encoding');
-  const [header] = decodeJsonObject(token.slice(0, first), 'header');
+  const header = decodeHeader(token.slice(0, first));
   if (typeof header.alg !== 'string') throw invalid('alg');
   if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('kid');
   const [payload, payloadLength] = decodeJsonObject(token.slice(first + 1, second), 'payload');
-  return { header: header as JwsHeader, payload, payloadLength };
+  return { header: header as JwsHeader, payload, payloadLength, signedEnd: second };
 }
 
 /** Header rules of SPEC §3.2: `alg` one of ours (never `none`), no `crit`. */
