@@ -128,7 +128,8 @@ export class ResultCache {
 
   /** The verification under way for this key, if any. */
   inflight(key: string): Promise<Verdict> | undefined {
-    return this.pending.get(key);
+    // Usually nothing is under way (static keys verify synchronously): then no lookup, which would hash the key.
+    return this.pending.size === 0 ? undefined : this.pending.get(key);
   }
 
   /** Register a verification under way so that concurrent misses wait on it; removed when it settles. */
