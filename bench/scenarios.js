@@ -17,6 +17,8 @@ const SCENARIOS = [
   { name: 'oauth2-bearer', label: 'express-oauth2-jwt-bearer', traffic: 'cold', build: oauth2Bearer },
   { name: 'passport-jwt', label: 'passport + passport-jwt', traffic: 'cold', build: passportJwt },
   { name: 'fast-jwt', label: 'fast-jwt (cache on) in a thin middleware', traffic: 'cold', build: fastJwt },
+  { name: 'limit', label: 'limit: raw signature check + payload JSON.parse only', traffic: 'cold', build: physicalLimit },
+  { name: 'floor', label: 'floor: one no-op middleware that sets req.auth', traffic: 'hot', build: noopMiddleware },
 ];
 
 /** The verification key as each README shows it: the secret string, or the public key's PEM. */
@@ -73,6 +75,45 @@ function fastJwt(ctx) {
       res.status(401).json({ status: 'error', message: 'Invalid access token' });
       return;
     }
+    next();
+  }];
+}
+
+/**
+ * Not a verifier: the least any verifier must do for a new token, in the thinnest middleware: node:crypto's
+ * signature check on the signing input, and JSON.parse of the payload. No header, alphabet, time, issuer,
+ * audience or shape checks, no cache. The ceiling for cold traffic on this machine.
+ */
+function physicalLimit(ctx) {
+  const crypto = require('node:crypto');
+  const key = ctx.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret)) : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey);
+  const verifyKey = ctx.alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key;
+  const good = ctx.alg === 'HS256'
+    ? (input, signature) => {
+      const mac = crypto.createHmac('sha256', key).update(input).digest();
+      return mac.length === signature.length && crypto.timingSafeEqual(mac, signature);
+    }
+    : (input, signature) => crypto.verify('sha256', Buffer.from(input), verifyKey, signature);
+  return [function rawCheck(req, res, next) {
+    const token = (req.headers.authorization ?? '').slice(7);
+    const first = token.indexOf('.');
+    const second = token.lastIndexOf('.');
+    try {
+      if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url'))) throw new Error('signature');
+      req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
+    } catch {
+      res.status(401).json({ status: 'error', message: 'Invalid access token' });
+      return;
+    }
+    next();
+  }];
+}
+
+/** Not a verifier: the cost of any auth middleware at all (one more Express layer, one more property on req). */
+function noopMiddleware() {
+  const claims = { sub: 'nobody' };
+  return [function noop(req, _res, next) {
+    req.auth = claims;
     next();
   }];
 }
