@@ -44,19 +44,21 @@ function parseArgs(argv) {
     else if (arg === '--scenarios') opts.scenarios = value().split(',');
     else if (arg === '--rounds') opts.rounds = Number(value());
     else if (arg === '--duration') opts.duration = Number(value());
+    else if (arg === '--prewarm') opts.prewarm = Number(value());
     else if (arg === '--prof') opts.prof = true;
     else if (arg === '--baseline') opts.baseline = path.resolve(value());
     else throw new Error(`unknown argument ${arg}`);
   }
   const plans = {
-    full: { rounds: 10, duration: 2, warmup: 2, microSeconds: 0.6, memoryTokens: 1_000_000 },
-    quick: { rounds: 2, duration: 0.8, warmup: 0.5, microSeconds: 0.2, memoryTokens: 200_000 },
-    ci: { rounds: 1, duration: 1, warmup: 0, microSeconds: 0.05, memoryTokens: 20_000 },
+    full: { rounds: 8, duration: 2, warmup: 2, prewarm: 1, microSeconds: 0.6, memoryTokens: 1_000_000 },
+    quick: { rounds: 2, duration: 0.6, warmup: 0.5, prewarm: 0.3, microSeconds: 0.2, memoryTokens: 200_000 },
+    ci: { rounds: 1, duration: 1, warmup: 0, prewarm: 0, microSeconds: 0.05, memoryTokens: 20_000 },
   };
   opts.plan = { ...plans[opts.mode] };
   if (opts.mode === 'quick' && !opts.only) opts.parts = new Set(['load']);
   if (opts.rounds) opts.plan.rounds = opts.rounds;
   if (opts.duration) opts.plan.duration = opts.duration;
+  if (opts.prewarm !== undefined) opts.plan.prewarm = opts.prewarm;
   opts.algs ??= ALGS;
   return opts;
 }
@@ -139,7 +141,10 @@ function usage(server) {
  * Load one server for `seconds` with CONNECTIONS connections; the tokens rotate, one per request. Resolves to
  * requests/s and the server's CPU µs per request over the same window.
  */
-async function measure(server, seconds) {
+async function measure(server, seconds, prewarm) {
+  // Unmeasured load first: interleaving leaves each server idle while the others run, and V8 shrinks an idle
+  // heap; without this, every window would start by regrowing it (worst for large caches), not in steady state.
+  if (prewarm > 0) await load(server, server.tokens, server.cursor, prewarm);
   const before = await usage(server);
   const rps = await load(server, server.tokens, server.cursor, seconds);
   const after = await usage(server);
@@ -182,7 +187,7 @@ async function runLoadGroup(alg, scenarios, fixtures, plan, prof) {
       // Interleaved: every scenario once per round; the starting scenario rotates so none always follows another.
       for (let k = 0; k < servers.length; k++) {
         const server = servers[(k + round) % servers.length];
-        const value = await measure(server, plan.duration);
+        const value = await measure(server, plan.duration, plan.prewarm);
         rps.get(server.scenario.name).push(value.rps);
         cpu.get(server.scenario.name).push(value.cpu);
         log(`[${alg}] round ${round + 1}/${plan.rounds} ${server.scenario.name.padEnd(20)} ${fmtInt(value.rps)} req/s  ${value.cpu.toFixed(1)} CPU µs/req`);
@@ -292,7 +297,8 @@ function loadReport(load, plan) {
       )}`);
   }
   return `## Load: requests/s through Express 5\n\n${CONNECTIONS} connections, ${plan.rounds} interleaved rounds of ${plan.duration} s per scenario `
-    + `(after ${plan.warmup} s warm-up each); cold traffic walks a pool of 20 000 distinct valid tokens, one per request. `
+    + `(after ${plan.warmup} s warm-up each, and ${plan.prewarm} s of unmeasured load just before each measured window, so that no `
+    + `server is measured while waking from the idle time interleaving imposes); cold traffic walks a pool of 20 000 distinct valid tokens, one per request. `
     + `Ratios are medians over rounds of (scenario ÷ bare Express in the same round).\n\n${parts.join('\n\n')}`;
 }
 
@@ -350,7 +356,8 @@ async function main() {
   const report = `# Benchmark results\n\nMachine: ${machine}\n\nCommand: \`${command}\`\n\n${sections.join('\n\n')}\n`;
   fs.mkdirSync(TMP, { recursive: true });
   fs.writeFileSync(path.join(TMP, `results-${opts.mode}.json`), JSON.stringify(results, null, 2));
-  const isFull = opts.mode === 'full' && !opts.only && opts.algs.length === ALGS.length && !opts.scenarios && !opts.rounds && !opts.duration;
+  const isFull = opts.mode === 'full' && !opts.only && opts.algs.length === ALGS.length && !opts.scenarios && !opts.rounds && !opts.duration
+    && opts.prewarm === undefined && !opts.baseline && !opts.prof;
   const target = isFull ? path.join(__dirname, 'RESULTS.md') : path.join(TMP, `results-${opts.mode}.md`);
   fs.writeFileSync(target, report);
   process.stdout.write(`\n${report}\nwritten to ${path.relative(ROOT, target)}\n`);
