@@ -2,8 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from './authenticate';
 import { isPreflight } from './bearer';
 import type { VerifiedClaims } from './claims';
-import { asTokenAuthError } from './errors';
-import { sendError } from './respond';
+import { failRequest } from './respond';
 import type { ScopeRequirement } from './scopes';
 import { isThenable } from './verifier';
 
@@ -12,12 +11,7 @@ import { isThenable } from './verifier';
  * A CORS preflight passes through unauthenticated.
  */
 export function verifiedUserMiddleware(auth: Authenticator, requirement: ScopeRequirement, optional: boolean): RequestHandler {
-  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    const failure = asTokenAuthError(err);
-    auth.report(failure, req);
-    if (auth.errors === 'next') next(failure);
-    else sendError(res, failure);
-  };
+  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
   const succeed = (claims: VerifiedClaims | undefined, req: Request, next: NextFunction) => {
     req.auth = claims;
     next();

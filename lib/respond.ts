@@ -1,11 +1,23 @@
-import type { ErrorRequestHandler, Response } from 'express';
-import { TokenAuthError } from './errors';
+import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
+import type { Authenticator } from './authenticate';
+import { asTokenAuthError, TokenAuthError } from './errors';
 
 /** Write a TokenAuthError as `{ status: 'error', message }` with its headers; JSON, never HTML. */
 export function sendError(res: Response, err: TokenAuthError): void {
   res.status(err.status);
   for (const name in err.headers) res.setHeader(name, err.headers[name]);
   res.json(err.toJSON());
+}
+
+/**
+ * The one way a failure leaves this package's handlers: reported to `onError`, then passed to `next(err)` with
+ * `errors: 'next'`, or answered (unless something already started the response).
+ */
+export function failRequest(auth: Authenticator, err: unknown, req: Request, res: Response, next: NextFunction): void {
+  const failure = asTokenAuthError(err);
+  auth.report(failure, req);
+  if (auth.errors === 'next') next(failure);
+  else if (!res.headersSent) sendError(res, failure);
 }
 
 /**

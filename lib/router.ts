@@ -2,9 +2,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from './authenticate';
 import { isPreflight } from './bearer';
 import type { VerifiedClaims } from './claims';
-import { asTokenAuthError, TokenAuthError } from './errors';
+import { TokenAuthError } from './errors';
 import { isProfileResult, toProfile, type ProfileResult } from './profile';
-import { sendError } from './respond';
+import { failRequest } from './respond';
 import { addRequiredScopes, parseScopeRequirement, type ScopeRequirement, type ScopeRequirementInput } from './scopes';
 
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
@@ -88,12 +88,7 @@ function requestedView(url: string, fallback: VerifyView): VerifyView | undefine
 export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOptions): RequestHandler {
   const config = resolveRouterOptions(options);
 
-  const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    const failure = asTokenAuthError(err);
-    auth.report(failure, req);
-    if (auth.errors === 'next') next(failure);
-    else if (!res.headersSent) sendError(res, failure);
-  };
+  const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
 
   async function answer(req: Request): Promise<VerifiedClaims | ProfileResult> {
     const view = requestedView(req.url, config.defaultView);
