@@ -18,6 +18,8 @@ const jwt = require('jsonwebtoken');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(__dirname, '.tmp', 'jwks-dist');
+const { median, nsPerCall } = require('./timing');
+
 const SECONDS = Number(process.argv[2] ?? 0.3);
 const SAMPLES = 5;
 
@@ -25,32 +27,8 @@ function build() {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: ROOT, stdio: 'inherit' });
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
-
-/** Median ns per call of fn(i) (sync, or async when it returns a promise), over SAMPLES samples of SECONDS each. */
-async function time(fn) {
-  const samples = [];
-  let i = 0;
-  for (let s = 0; s < SAMPLES; s++) {
-    const start = process.hrtime.bigint();
-    const stop = start + BigInt(Math.round(SECONDS * 1e9));
-    let n = 0;
-    let now = start;
-    while (now < stop) {
-      for (let k = 0; k < 32; k++) {
-        const out = fn(i++);
-        if (out !== undefined && typeof out.then === 'function') await out;
-      }
-      n += 32;
-      now = process.hrtime.bigint();
-    }
-    samples.push(Number(now - start) / n);
-  }
-  return median(samples);
-}
+/** Median ns per call of fn(i) (sync, or async when it returns a promise). */
+const time = (fn) => nsPerCall(fn, { seconds: SECONDS, samples: SAMPLES, batch: 32 });
 
 async function jwksServer(keys) {
   let requests = 0;

@@ -8,46 +8,14 @@ const { createVerifier } = require('fast-jwt');
 const { loadFixtures, ALGS } = require('./fixtures');
 
 const [dist, secondsArg] = process.argv.slice(2);
+const { nsPerCall } = require('./timing');
+
 const SECONDS = Number(secondsArg);
 const SAMPLES = 5;
 
-/** Median ns per call of a synchronous fn(i), over SAMPLES timed samples of about SECONDS each. */
-function timeSync(fn) {
-  const samples = [];
-  let i = 0;
-  for (let s = 0; s < SAMPLES; s++) {
-    const start = process.hrtime.bigint();
-    const stop = start + BigInt(Math.round(SECONDS * 1e9));
-    let n = 0;
-    let now = start;
-    while (now < stop) {
-      for (let k = 0; k < 64; k++) fn(i++);
-      n += 64;
-      now = process.hrtime.bigint();
-    }
-    samples.push(Number(now - start) / n);
-  }
-  return samples.sort((a, b) => a - b)[SAMPLES >> 1];
-}
-
-/** The same for an async fn(i), awaited one call at a time. */
-async function timeAsync(fn) {
-  const samples = [];
-  let i = 0;
-  for (let s = 0; s < SAMPLES; s++) {
-    const start = process.hrtime.bigint();
-    const stop = start + BigInt(Math.round(SECONDS * 1e9));
-    let n = 0;
-    let now = start;
-    while (now < stop) {
-      for (let k = 0; k < 64; k++) await fn(i++);
-      n += 64;
-      now = process.hrtime.bigint();
-    }
-    samples.push(Number(now - start) / n);
-  }
-  return samples.sort((a, b) => a - b)[SAMPLES >> 1];
-}
+const timing = { seconds: SECONDS, samples: SAMPLES };
+/** Median ns per call of fn(i); a returned promise is awaited. */
+const time = (fn) => nsPerCall(fn, timing);
 
 /** The signature check alone on pre-split, pre-decoded inputs. */
 function rawVerifier(alg, keys) {
@@ -89,24 +57,24 @@ async function main() {
     const hot = createTokenAuth({ key, ...base });
     const hotMw = hot.requireVerifiedUser(['identify']);
     await hot.verify(pool[0]);
-    add(alg, 'verify(), cache hit', await timeAsync(() => hot.verify(pool[0])));
-    add(alg, 'middleware, cache hit', timeSync(() => hotMw(reqs[0], res, next)));
+    add(alg, 'verify(), cache hit', await time(() => hot.verify(pool[0])));
+    add(alg, 'middleware, cache hit', await time(() => hotMw(reqs[0], res, next)));
 
     const cold = createTokenAuth({ key, ...base });
     const coldMw = cold.requireVerifiedUser(['identify']);
-    add(alg, 'middleware, cold (cache on, every token new)', timeSync((i) => coldMw(reqs[i % n], res, next)));
+    add(alg, 'middleware, cold (cache on, every token new)', await time((i) => coldMw(reqs[i % n], res, next)));
     const off = createTokenAuth({ key, ...base, cache: false });
     const offMw = off.requireVerifiedUser(['identify']);
-    add(alg, 'middleware, `cache: false`', timeSync((i) => offMw(reqs[i % n], res, next)));
-    add(alg, 'verify(), `cache: false`', await timeAsync((i) => off.verify(pool[i % n])));
+    add(alg, 'middleware, `cache: false`', await time((i) => offMw(reqs[i % n], res, next)));
+    add(alg, 'verify(), `cache: false`', await time((i) => off.verify(pool[i % n])));
     for (const r of reqs.slice(0, 4)) if (r.auth === undefined) throw new Error('middleware did not verify');
 
     const ko = keyObject(alg, fixtures.keys);
     const jwtOptions = { algorithms: [alg], issuer: fixtures.issuer, audience: fixtures.audience };
-    add(alg, 'jsonwebtoken.verify (KeyObject)', timeSync((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()));
+    add(alg, 'jsonwebtoken.verify (KeyObject)', await time((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()));
     const material = alg === 'HS256' ? fixtures.keys.HS256.secret : fixtures.keys[alg].publicKey;
     const fast = createVerifier({ key: material, algorithms: [alg], allowedIss: fixtures.issuer, allowedAud: fixtures.audience });
-    add(alg, 'fast-jwt verify (no cache)', timeSync((i) => sink.push(fast(pool[i % n])) && sink.pop()));
+    add(alg, 'fast-jwt verify (no cache)', await time((i) => sink.push(fast(pool[i % n])) && sink.pop()));
 
     const raw = rawVerifier(alg, fixtures.keys);
     const split = pool.map((t) => {
@@ -114,7 +82,7 @@ async function main() {
       return [Buffer.from(t.slice(0, dot)), Buffer.from(t.slice(dot + 1), 'base64url')];
     });
     if (!split.slice(0, 4).every(([input, sig]) => raw(input, sig))) throw new Error('raw verifier rejected a valid token');
-    add(alg, `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'crypto.verify'} (the limit)`, timeSync((i) => raw(split[i % n][0], split[i % n][1])));
+    add(alg, `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'crypto.verify'} (the limit)`, await time((i) => raw(split[i % n][0], split[i % n][1])));
     hot.close();
     cold.close();
     off.close();
