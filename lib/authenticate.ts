@@ -3,7 +3,7 @@ import { alphabetFault, authorizationField, bearerCredential, checkTokenSyntax, 
 import { grantedScopes, type VerifiedClaims } from './claims';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
-import { checkScopes, type ScopeRequirement } from './scopes';
+import { checkScopes, NO_SCOPES, type ScopeRequirement } from './scopes';
 import { isThenable, type MaybePromise, type Verifier } from './verifier';
 
 /**
@@ -25,6 +25,12 @@ export interface Authenticator {
 export function createAuthenticator(options: ResolvedOptions, verifier: Verifier, syntax: TokenSyntax): Authenticator {
   const { maxTokenLength, getToken, isRevoked, realm, onError } = options;
   const mode = options.claims;
+  /** An app hook that throws or rejects is a 500 whose cause is kept for `onError`, never shown. */
+  const hookFailed = (reason: string) => (err: unknown): never => {
+    throw new TokenAuthError('internal', { reason, cause: err });
+  };
+  const revocationFailed = hookFailed('isRevoked-threw');
+  const tokenHookFailed = hookFailed('getToken-threw');
 
   function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
     const scopesMet = () => {
@@ -38,16 +44,14 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     try {
       revoked = isRevoked(claims, req);
     } catch (err) {
-      throw new TokenAuthError('internal', { reason: 'isRevoked-threw', cause: err });
+      return revocationFailed(err);
     }
     const decide = (answer: boolean) => {
       if (answer === true) throw new TokenAuthError('invalid_token', { reason: 'revoked' });
       return scopesMet();
     };
     if (!isThenable(revoked)) return decide(revoked);
-    return revoked.then(decide, (err: unknown) => {
-      throw new TokenAuthError('internal', { reason: 'isRevoked-threw', cause: err });
-    });
+    return revoked.then(decide, revocationFailed);
   }
 
   /** The alphabet check that `bearerCredential` leaves to the verifier (run on a cache miss only). */
@@ -76,7 +80,6 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     return isThenable(found) ? found.then(checked) : checked(found);
   }
 
-  const anyScope: ScopeRequirement = { all: [], any: [], challenge: '' };
   const challenged = (err: unknown): never => {
     throw withChallenge(asTokenAuthError(err), realm);
   };
@@ -91,12 +94,10 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
           // The header's credential has its alphabet checked by the verifier, on a cache miss only.
           token = getToken === undefined ? bearerCredential(authorizationField(req.headers, req.rawHeaders), maxTokenLength) : fromHook(req);
         } catch (err) {
-          throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
+          return tokenHookFailed(err);
         }
         const result = isThenable(token)
-          ? token.then((t) => check(t, requirement, optional, req), (err: unknown) => {
-              throw new TokenAuthError('internal', { reason: 'getToken-threw', cause: err });
-            })
+          ? token.then((t) => check(t, requirement, optional, req), tokenHookFailed)
           : check(token, requirement, optional, req, getToken === undefined ? alphabet : undefined);
         return isThenable(result) ? result.catch(challenged) : result;
       } catch (err) {
@@ -105,7 +106,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     },
     async verifyToken(token) {
       try {
-        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), anyScope, false, undefined);
+        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), NO_SCOPES, false, undefined);
         return claims as VerifiedClaims;
       } catch (err) {
         const failure = withChallenge(asTokenAuthError(err), realm);

@@ -88,17 +88,19 @@ function isStringArray(value: unknown): value is string[] {
   return true;
 }
 
+/** Provider fields are strings; only Discord's `avatar` may be null (its default avatar). */
+function isAccountValue(provider: string, field: string, value: unknown): boolean {
+  return typeof value === 'string' || (value === null && provider === 'discord' && field === 'avatar');
+}
+
 function checkAccount(name: string, account: unknown): string | undefined {
   if (!isObject(account)) return `providers.${name}`;
   if (typeof account.id !== 'string' || account.id === '') return `providers.${name}.id`;
   for (const field of KNOWN_PROVIDER_FIELDS.get(name) ?? []) {
-    const value = account[field];
-    const nullable = name === 'discord' && field === 'avatar';
-    if (typeof value !== 'string' && !(nullable && value === null)) return `providers.${name}.${field}`;
+    if (account[field] === undefined) return `providers.${name}.${field}`;
   }
   for (const [field, value] of Object.entries(account)) {
-    const nullable = name === 'discord' && field === 'avatar';
-    if (typeof value !== 'string' && !(nullable && value === null)) return `providers.${name}.${field}`;
+    if (!isAccountValue(name, field, value)) return `providers.${name}.${field}`;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@ import type { VerifiedClaims } from './claims';
 import { TokenAuthError } from './errors';
 import { isProfileResult, toProfile, type ProfileResult } from './profile';
 import { failRequest } from './respond';
-import { addRequiredScopes, parseScopeRequirement, type ScopeRequirement, type ScopeRequirementInput } from './scopes';
+import { addRequiredScopes, NO_SCOPES, parseScopeRequirement, type ScopeRequirement, type ScopeRequirementInput } from './scopes';
 
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
 export type VerifyView = 'claims' | 'profile';
@@ -33,7 +33,6 @@ const ALLOWED_METHODS = new Set(['GET', 'HEAD', 'POST']);
 const ALLOW = 'GET, HEAD, POST';
 const PROFILE_SCOPES = ['profile', 'email'];
 const KNOWN_OPTIONS = new Set(['defaultView', 'requiredScopes', 'resolveProfile']);
-const NO_SCOPES = parseScopeRequirement([]);
 const INVALID_VIEW = 'Invalid view: use view=claims or view=profile';
 const NO_PROFILE = 'No profile is linked to this token';
 

@@ -41,6 +41,9 @@ export function parseScopeRequirement(input: unknown, where = 'scopes'): ScopeRe
   return Object.freeze({ all, any, challenge: [...all, ...any.filter((s) => !all.includes(s))].join(' ') });
 }
 
+/** The requirement that nothing is required (optional routes, `verify()`, a router's unknown view). */
+export const NO_SCOPES: ScopeRequirement = parseScopeRequirement(undefined);
+
 /** Combine requirements: every `all` from both; `any` sets cannot be merged, so at most one may have one. */
 export function addRequiredScopes(req: ScopeRequirement, extra: readonly string[]): ScopeRequirement {
   return parseScopeRequirement({ all: [...req.all, ...extra], any: req.any });

@@ -6,7 +6,7 @@ import { createKeySource } from './keys';
 import { verifiedUserMiddleware } from './middleware';
 import { resolveOptions, type TokenAuthOptions } from './options';
 import { createVerifyRouter, type VerifyRouterOptions } from './router';
-import { parseScopeRequirement, type ScopeRequirementInput } from './scopes';
+import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
 import { createVerifier } from './verifier';
 
 /** One configured verifier with its Express middleware. */
@@ -38,7 +38,7 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
 
   return {
     requireVerifiedUser: (scopes) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false),
-    optionalVerifiedUser: () => verifiedUserMiddleware(auth, parseScopeRequirement(undefined), true),
+    optionalVerifiedUser: () => verifiedUserMiddleware(auth, NO_SCOPES, true),
     verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
     verify: (token) => auth.verifyToken(token),
     stats: () => verifier.stats(),

@@ -79,18 +79,17 @@ export function publicKeySource(publicKey: unknown, algorithms: readonly Algorit
 
 /**
  * `key: (header) => KeyObject`: the app's resolver. The algorithms must be named, since no key is known in
- * advance; each key it returns is checked against the header's `alg` before use.
+ * advance. Whether the key it returns fits the header's `alg` is checked by the verifier, as for every source.
  */
 export function resolverKeySource(resolve: KeyResolver, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
   if (algorithms === undefined || algorithms.length === 0) {
     fail('option "algorithms" is required with a key resolver function, since no key is known in advance');
   }
-  const fitted = (key: KeyObject | null | undefined, header: JwsHeader): KeyObject => {
+  const fitted = (key: KeyObject | null | undefined): KeyObject => {
     if (key === null || key === undefined) throw new TokenAuthError('invalid_token', { reason: 'no-key' });
     if (!(key instanceof KeyObject)) {
       throw new TokenAuthError('internal', { reason: 'resolver-returned-non-key' });
     }
-    if (!keyFitsAlgorithm(key, header.alg)) throw new TokenAuthError('invalid_token', { reason: 'key-mismatch' });
     return key;
   };
   return {
@@ -98,8 +97,8 @@ export function resolverKeySource(resolve: KeyResolver, algorithms: readonly Alg
     algorithms: new Set(algorithms),
     keyFor(header) {
       const key = resolve(header);
-      if (key instanceof Promise) return key.then((k) => fitted(k, header));
-      return fitted(key as KeyObject | null | undefined, header);
+      if (key instanceof Promise) return key.then(fitted);
+      return fitted(key as KeyObject | null | undefined);
     },
     close: () => undefined,
   };
