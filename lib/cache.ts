@@ -2,11 +2,12 @@ import * as crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { VerifiedClaims } from './claims';
 import type { TokenAuthError } from './errors';
+import type { JwsHeader } from './jws';
 import type { TokenTimes } from './registered';
 
 /** What verification concluded about one token: its claims (with their time facts), or a token fault. */
 export type Verdict =
-  | { ok: true; claims: VerifiedClaims; times: TokenTimes; size: number }
+  | { ok: true; claims: VerifiedClaims; times: TokenTimes; size: number; header?: JwsHeader }
   | { ok: false; error: TokenAuthError; times: TokenTimes | undefined };
 
 /** Counters of the result cache. */

@@ -40,6 +40,17 @@ const MESSAGE: Record<TokenAuthErrorCode, string> = {
   internal: 'Internal server error',
 };
 
+/**
+ * What is known of the token a failure is about, read from its header and payload once they were decoded: for
+ * logs, debug lines and tracing. Never the token, nor any part of its signature.
+ */
+export interface TokenFacts {
+  alg?: string;
+  kid?: string;
+  typ?: string;
+  iss?: string;
+}
+
 /** Extra facts that shape an error's headers, or explain it to a log (never to a client). */
 export interface TokenAuthErrorDetails {
   /** Public message; defaults to the code's standard message. */
@@ -54,6 +65,8 @@ export interface TokenAuthErrorDetails {
   cause?: unknown;
   /** Extra response headers (such as `Allow` on a 405). */
   headers?: Record<string, string>;
+  /** Facts of the token (alg, kid, typ, iss), for logs only. */
+  facts?: TokenFacts;
 }
 
 /**
@@ -71,6 +84,8 @@ export class TokenAuthError extends Error {
   readonly reason: string | undefined;
   /** Scopes named in an `insufficient_scope` challenge. */
   readonly scope: string | undefined;
+  /** Facts of the token the failure is about, when it was decoded far enough (for logs; never the token). */
+  facts: TokenFacts | undefined;
 
   constructor(code: TokenAuthErrorCode, details: TokenAuthErrorDetails = {}) {
     super(details.message ?? MESSAGE[code], details.cause === undefined ? undefined : { cause: details.cause });
@@ -79,6 +94,7 @@ export class TokenAuthError extends Error {
     this.status = STATUS[code];
     this.reason = details.reason;
     this.scope = details.scope;
+    this.facts = details.facts;
     this.headers = { ...details.headers };
     if (code === 'verification_unavailable') this.headers['Retry-After'] = String(details.retryAfter ?? 30);
   }
@@ -113,6 +129,15 @@ export function bearerChallenge(err: TokenAuthError, realm: string): string | un
 export function asTokenAuthError(err: unknown): TokenAuthError {
   if (err instanceof TokenAuthError) return err;
   return new TokenAuthError('internal', { reason: 'unexpected', cause: err });
+}
+
+/** The loggable facts of a decoded token: `alg`, `kid`, `typ` of its header and a string `iss`. */
+export function tokenFacts(header: { alg: string; kid?: string; typ?: unknown }, payload: Record<string, unknown> | undefined): TokenFacts {
+  const facts: TokenFacts = { alg: header.alg };
+  if (header.kid !== undefined) facts.kid = header.kid;
+  if (typeof header.typ === 'string') facts.typ = header.typ;
+  if (typeof payload?.iss === 'string') facts.iss = payload.iss;
+  return facts;
 }
 
 /** Attach the realm's challenge to an error's headers (idempotent). */

@@ -3,7 +3,7 @@ export { createTokenAuth, type TokenAuth } from './token-auth';
 export { requireVerifiedUser, verifyRouter } from './default-auth';
 export { toProfile, type ProfileResult, type ProfileUser } from './profile';
 export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './router';
-export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode } from './errors';
+export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode, type TokenFacts } from './errors';
 export { errorHandler } from './respond';
 export type {
   VerifiedClaims, Providers, DiscordAccount, GoogleAccount, RobloxAccount, ProviderAccount, TokenMetadata,

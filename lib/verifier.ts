@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { ResultCache, type CacheStats, type Verdict } from './cache';
 import { shapeBViolation, type VerifiedClaims } from './claims';
-import { asTokenAuthError, isTokenFault, TokenAuthError } from './errors';
+import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from './errors';
 import { checkHeader, decodeJws, type DecodedJws } from './jws';
 import { keyFitsAlgorithm } from './keys/algorithms';
 import type { KeySource, RemoteClaimsSource, SigningKeySource } from './keys/source';
@@ -37,8 +37,10 @@ function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as Promise<T> | undefined)?.then === 'function';
 }
 
-function failed(err: unknown, times?: TokenTimes): Verdict {
-  return { ok: false, error: asTokenAuthError(err), times };
+function failed(err: unknown, times?: TokenTimes, decoded?: DecodedJws): Verdict {
+  const error = asTokenAuthError(err);
+  if (decoded !== undefined && error.facts === undefined) error.facts = tokenFacts(decoded.header, decoded.payload);
+  return { ok: false, error, times };
 }
 
 /** Build a verifier. The signature check is resolved once here, not per request. */
@@ -48,7 +50,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const signatureIsGood = createSignatureCheck();
 
   /** §3.4–3.6 on a payload whose origin is established. */
-  function judgeClaims(payload: Record<string, unknown>, size: number, now: number): Verdict {
+  function judgeClaims(payload: Record<string, unknown>, size: number, now: number, decoded?: DecodedJws): Verdict {
     let times: TokenTimes | undefined;
     try {
       times = readTimes(payload, rules);
@@ -59,37 +61,38 @@ export function createVerifier(config: VerifierConfig): Verifier {
         if (wrong !== undefined) throw new TokenAuthError('invalid_token', { reason: `shape:${wrong}` });
       }
     } catch (err) {
-      return failed(err, times);
+      return failed(err, times, decoded);
     }
-    return { ok: true, claims: payload as VerifiedClaims, times, size };
+    return { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header };
   }
 
   /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
   function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): Verdict {
     const alg = decoded.header.alg;
-    if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }));
+    if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
     let good: boolean;
     try {
       good = signatureIsGood(token, decoded.signedEnd, alg, key);
     } catch {
       good = false;
     }
-    if (!good) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }));
-    return judgeClaims(decoded.payload, decoded.payloadLength, now);
+    if (!good) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
+    return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded);
   }
 
   function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
-    let decoded: DecodedJws;
+    let decoded: DecodedJws | undefined;
     let key: MaybePromise<KeyObject>;
     try {
       decoded = decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
       key = signing.keyFor(decoded.header);
     } catch (err) {
-      return failed(err);
+      return failed(err, undefined, decoded);
     }
-    if (!isThenable(key)) return judgeSignature(token, decoded, key, now);
-    return key.then((k) => judgeSignature(token, decoded, k, clock()), (err: unknown) => failed(err));
+    const known = decoded;
+    if (!isThenable(key)) return judgeSignature(token, known, key, now);
+    return key.then((k) => judgeSignature(token, known, k, clock()), (err: unknown) => failed(err, undefined, known));
   }
 
   function verifyRemotely(remote: RemoteClaimsSource, token: string): Promise<Verdict> {
