@@ -119,6 +119,8 @@ export interface ClaimPolicy {
   check(payload: Record<string, unknown>, header: JwsHeader | undefined): void | Promise<void>;
   /** Granted scopes of verified claims (`scopeClaim`); throws `internal` when a scopeClaim function throws. */
   scopesOf: ScopeReader;
+  /** Whether these claims passed `check` here: what lets `auth.claims(req)` type them by this mode, soundly. */
+  passed(claims: object): boolean;
 }
 
 function fail(message: string): never {
@@ -200,8 +202,11 @@ export function resolveClaimPolicy(input: ClaimOptionsInput, context: { discover
   const validate = input.validateClaims;
   if (validate !== undefined && typeof validate !== 'function') fail('option "validateClaims" must be a function (claims, header) => boolean');
   const validator = validate as ClaimsValidator<Record<string, unknown>> | undefined;
-  const verdictOf = (answer: boolean): void => {
+  // Payloads that passed, held weakly: added once per verdict (a cache miss), never per request.
+  const passed = new WeakSet<object>();
+  const verdictOf = (payload: Record<string, unknown>) => (answer: boolean): void => {
     if (answer !== true) throw invalid('validate');
+    passed.add(payload);
   };
   const refused = (err: unknown): never => {
     throw invalid('validate', err);
@@ -211,6 +216,7 @@ export function resolveClaimPolicy(input: ClaimOptionsInput, context: { discover
     mode,
     requireIat: rule.requireIat,
     scopesOf: resolveScopeClaim(input.scopeClaim as ScopeClaimOption | undefined, rule.scopeClaims),
+    passed: (claims) => passed.has(claims),
     check(payload, header) {
       if (header !== undefined && typRefused(header.typ, typ)) throw invalid('typ');
       const wrong = rule.violation(payload);
@@ -218,15 +224,18 @@ export function resolveClaimPolicy(input: ClaimOptionsInput, context: { discover
       for (const claim of required) {
         if (payload[claim] === undefined || payload[claim] === null) throw invalid(`required:${claim}`);
       }
-      if (validator === undefined) return;
+      if (validator === undefined) {
+        passed.add(payload);
+        return;
+      }
       let answer: boolean | Promise<boolean>;
       try {
         answer = validator(payload, header);
       } catch (err) {
         return refused(err);
       }
-      if (!isThenable(answer)) return verdictOf(answer);
-      return answer.then(verdictOf, refused);
+      if (!isThenable(answer)) return verdictOf(payload)(answer);
+      return answer.then(verdictOf(payload), refused);
     },
   };
 }

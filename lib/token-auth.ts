@@ -26,7 +26,8 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
   verify(token: string): Promise<C>;
   /**
    * The claims on a request that this TokenAuth's middleware let through, typed by its mode (`req.auth` is typed
-   * only by what every mode guarantees). Throws `missing_token` (401) when the request carries none.
+   * only by what every mode guarantees). Throws `missing_token` (401) when the request carries none, and
+   * `internal` (500) for claims that another TokenAuth verified: those need not meet this one's mode.
    */
   claims(req: Request): C;
   /** Counters of the result cache. */
@@ -55,8 +56,11 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
     verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
     claims(req) {
-      if (req.auth === undefined) throw new TokenAuthError('missing_token');
-      return req.auth as C;
+      const claims = req.auth;
+      if (claims === undefined) throw new TokenAuthError('missing_token');
+      // Claims another TokenAuth verified may not meet this one's mode: a programming error, never typed as if they did.
+      if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
+      return claims as C;
     },
     stats: () => verifier.stats(),
     close() {

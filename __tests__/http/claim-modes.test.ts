@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import request from 'supertest';
-import { createTokenAuth, type ScopeRequirementInput, type TokenAuthError, type TokenAuthOptions } from '../../lib';
+import { createTokenAuth, errorHandler, type ScopeRequirementInput, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
@@ -213,6 +213,32 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
       }
       expect(asked).toBe(2);
     });
+  });
+});
+
+describe.each(EXPRESS_VERSIONS)('auth.claims(req) through %s', (_name, express) => {
+  const strict = createTokenAuth({ ...base, claims: 'strict' });
+  const jwt = createTokenAuth({ ...base, claims: 'jwt' });
+  const app = express();
+  app.get('/strict', strict.requireVerifiedUser(), (req, res) => { res.json({ discord: strict.claims(req).providers.discord?.id }); });
+  app.get('/jwt', jwt.requireVerifiedUser(), (req, res) => { res.json({ sub: jwt.claims(req).sub }); });
+  app.get('/mixed', jwt.requireVerifiedUser(), (req, res) => { res.json({ discord: strict.claims(req).providers.discord?.id }); });
+  app.get('/open', (req, res) => { res.json(jwt.claims(req)); });
+  app.use(errorHandler());
+
+  it('gives the claims this TokenAuth verified, typed by its mode', async () => {
+    await request(app).get('/strict').set(bearer(sign(shapeB(NOW)))).expect(200, { discord: '80351110224678912' });
+    await request(app).get('/jwt').set(bearer(sign(accessToken()))).expect(200, { sub: 'user-1' });
+  });
+
+  it("answers 500 for claims another TokenAuth verified, whose mode may not guarantee this one's fields", async () => {
+    const res = await request(app).get('/mixed').set(bearer(sign(accessToken()))).expect(500);
+    expect(res.body).toEqual(INTERNAL);
+  });
+
+  it('answers 401 missing_token on a route without its middleware', async () => {
+    const res = await request(app).get('/open').expect(401);
+    expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
   });
 });
 
