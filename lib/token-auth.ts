@@ -21,7 +21,7 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
   /** Middleware: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
   optionalVerifiedUser(): RequestHandler;
   /** The verify endpoint: `GET`/`POST {mount path}/auth/@users/verify` answering Shape B or Shape A. */
-  verifyRouter(options?: VerifyRouterOptions): RequestHandler;
+  verifyRouter(options?: VerifyRouterOptions<C>): RequestHandler;
   /** Verify a token directly; rejects with a TokenAuthError. */
   verify(token: string): Promise<C>;
   /**

@@ -62,3 +62,15 @@ export async function eitherVerify(token: string): Promise<unknown> {
   // @ts-expect-error either mode may be in force, and only 'strict' has Shape B's scopes.
   return claims.scopes.length;
 }
+
+// A profile resolver sees the claims of its TokenAuth's mode.
+app.use('/strict', strict.verifyRouter({
+  resolveProfile: (claims) => {
+    const google = claims.providers.google;
+    return google === undefined ? undefined : { status: 'success', user: { id: google.id, name: google.name, email: google.email, picture: google.picture } };
+  },
+}));
+app.use('/jwt', jwt.verifyRouter({
+  // @ts-expect-error 'jwt' mode does not guarantee Shape B's providers.
+  resolveProfile: (claims) => ({ status: 'success', user: { id: claims.providers.google.id, name: 'n', email: 'e', picture: 'p' } }),
+}));
