@@ -57,7 +57,7 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
   algorithms?: Algorithm[];
   /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068 (SPEC §10). */
   claims?: ClaimsMode;
-  /** Accepted header `typ` value(s), case-insensitive, `application/` optional; another kind of JWT is always refused. */
+  /** Accepted header `typ` value(s), case-insensitive, `application/` optional; a token without `typ` is then refused. */
   typ?: string | string[];
   /** Where granted scopes are read (default `scopes` in `'strict'`, else `['scope', 'scp', 'scopes']`). */
   scopeClaim?: ScopeClaimOption;
