@@ -24,7 +24,7 @@ describe('req.auth typing (declaration merging)', () => {
     expect(diagnostics(consumer)).toEqual([]);
   });
 
-  it('req.auth is VerifiedClaims | undefined, not any', () => {
+  it('req.auth is JwtClaims | undefined (what every mode guarantees), not any', () => {
     const wrong = `
       import express from 'express';
       import { createTokenAuth } from '../../lib';
@@ -33,6 +33,23 @@ describe('req.auth typing (declaration merging)', () => {
     `;
     const errors = diagnostics(consumer, wrong).join('\n');
     expect(errors).toMatch(/possibly 'undefined'/);
-    expect(errors).toMatch(/Type 'string' is not assignable to type 'number'/);
+    expect(errors).toMatch(/Type 'unknown' is not assignable to type 'number'/);
+  });
+});
+
+describe('honest types: each claims mode guarantees only what it checks', () => {
+  const modes = path.join(__dirname, 'types', 'modes.ts');
+  const source = ts.sys.readFile(modes) ?? '';
+
+  it('a consumer of every mode type-checks, and each @ts-expect-error in it is needed', () => {
+    // An unneeded @ts-expect-error is itself an error (TS2578), so an empty list proves every marked line fails.
+    expect(diagnostics(modes)).toEqual([]);
+  });
+
+  it('without the markers, each marked line is an error', () => {
+    const marked = source.split('\n').filter((line) => /^\s*\/\/ @ts-expect-error/.test(line)).length;
+    expect(marked).toBe(8);
+    const unmarked = source.replace(/^\s*\/\/ @ts-expect-error.*$/gm, '//');
+    expect(diagnostics(modes, unmarked)).toHaveLength(marked);
   });
 });

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { alphabetFault, authorizationField, bearerCredential, checkTokenSyntax, type TokenSyntax } from './bearer';
-import { grantedScopes, type VerifiedClaims } from './claims';
+import type { VerifiedClaims } from './claims';
+import { debugRefusal } from './debug';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
 import { checkScopes, NO_SCOPES, type ScopeRequirement } from './scopes';
@@ -24,7 +25,7 @@ export interface Authenticator {
 /** Build the request pipeline for one TokenAuth. */
 export function createAuthenticator(options: ResolvedOptions, verifier: Verifier, syntax: TokenSyntax): Authenticator {
   const { maxTokenLength, getToken, isRevoked, realm, onError } = options;
-  const mode = options.claims;
+  const policy = options.claims;
   /** An app hook that throws or rejects is a 500 whose cause is kept for `onError`, never shown. */
   const hookFailed = (reason: string) => (err: unknown): never => {
     throw new TokenAuthError('internal', { reason, cause: err });
@@ -34,7 +35,9 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
 
   function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
     const scopesMet = () => {
-      if (!checkScopes(requirement, grantedScopes(claims, mode))) {
+      // Scopes are read only where a route asks for some: a throwing scopeClaim hook cannot fail an open route.
+      const needed = requirement.all.length > 0 || requirement.any.length > 0;
+      if (needed && !checkScopes(requirement, policy.scopesOf(claims))) {
         throw new TokenAuthError('insufficient_scope', { scope: requirement.challenge, reason: 'scope' });
       }
       return claims;
@@ -115,6 +118,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       }
     },
     report(err, req) {
+      debugRefusal(err, policy.mode);
       if (onError === undefined) return;
       try {
         onError(err, req);

@@ -44,8 +44,8 @@ export interface TokenMetadata {
 }
 
 /**
- * The verified claims of a token (the service's Shape B), exactly as signed. In `claims: 'jwt'` mode only the
- * registered claims are checked, so the Shape B fields are present only if the token carries them.
+ * The verified claims of a token in `claims: 'strict'` mode (the service's Shape B), exactly as signed. Other modes
+ * guarantee less: `JwtClaims` and `AccessTokenClaims` (claim-modes.ts).
  */
 export interface VerifiedClaims {
   iss: string;
@@ -130,13 +130,6 @@ export function shapeBViolation(payload: Record<string, unknown>): string | unde
   if (typeof metadata.createdAt !== 'string' || !ISO_UTC.test(metadata.createdAt)) return 'metadata.createdAt';
   if (!isCalendarTimestamp(metadata.createdAt)) return 'metadata.createdAt';
   if (typeof metadata.authorizer !== 'string') return 'metadata.authorizer';
-  return undefined;
-}
-
-/** Scopes granted by a payload: `scopes` (array) or, in `'jwt'` mode, a space-separated `scope` string. */
-export function grantedScopes(payload: Record<string, unknown>, mode: 'strict' | 'jwt'): readonly string[] | undefined {
-  if (isStringArray(payload.scopes)) return payload.scopes;
-  if (mode === 'jwt' && typeof payload.scope === 'string') return payload.scope.split(' ').filter((s) => s !== '');
   return undefined;
 }
 

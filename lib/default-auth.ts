@@ -4,6 +4,7 @@ import type { VerifyRouterOptions } from './router';
 import type { ScopeRequirementInput } from './scopes';
 import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
+import { claimsFromEnv } from './claim-modes-env';
 
 const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'] as const;
 
@@ -27,7 +28,8 @@ function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE
 
 /**
  * Options for the default TokenAuth from environment variables: one of TOKEN_SECRET, TOKEN_PUBLIC_KEY (PEM),
- * TOKEN_JWKS_URI or TOKEN_UPSTREAM_URL, plus TOKEN_ISSUER, TOKEN_AUDIENCE and optionally TOKEN_ALGORITHMS.
+ * TOKEN_JWKS_URI or TOKEN_UPSTREAM_URL, plus TOKEN_ISSUER, TOKEN_AUDIENCE and optionally TOKEN_ALGORITHMS, TOKEN_CLAIMS
+ * and TOKEN_SCOPE_CLAIM.
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   const set = KEY_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '');
@@ -41,6 +43,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
           : { upstream: value };
   const options: TokenAuthOptions = { key, issuer: accepted(env, 'TOKEN_ISSUER'), audience: accepted(env, 'TOKEN_AUDIENCE') };
   if (env.TOKEN_ALGORITHMS !== undefined && env.TOKEN_ALGORITHMS !== '') options.algorithms = list(env.TOKEN_ALGORITHMS) as Algorithm[];
+  Object.assign(options, claimsFromEnv(env));
   return options;
 }
 

@@ -1,11 +1,14 @@
-import type { VerifiedClaims } from './claims';
+import type { JwtClaims } from './claim-modes';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express declares its Request in this namespace
   namespace Express {
     interface Request {
-      /** Claims of the verified access token, set by `requireVerifiedUser` / `optionalVerifiedUser`. */
-      auth?: VerifiedClaims;
+      /**
+       * Claims of the verified access token, set by `requireVerifiedUser` / `optionalVerifiedUser`. Typed by what
+       * every claims mode guarantees; `auth.claims(req)` gives the type of the TokenAuth's own mode.
+       */
+      auth?: JwtClaims;
     }
   }
 }

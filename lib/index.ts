@@ -15,3 +15,5 @@ export type { CacheStats } from './cache';
 export type { KeyResolver } from './keys/static';
 export type { JwsHeader } from './jws';
 export type { Algorithm } from './keys/algorithms';
+export type { ClaimsMode, ClaimsOf, JwtClaims, AccessTokenClaims, ClaimsValidator } from './claim-modes';
+export type { ScopeClaimOption } from './scope-claim';

@@ -1,11 +1,13 @@
 import type { Request } from 'express';
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import type { VerifiedClaims } from './claims';
+import { resolveClaimPolicy, type ClaimPolicy, type ClaimsMode, type ClaimsValidator, type JwtClaims } from './claim-modes';
 import { parseDuration, type Duration } from './duration';
 import type { TokenAuthError } from './errors';
 import { isSupportedAlgorithm, type Algorithm } from './keys/algorithms';
 import type { KeyResolver } from './keys/static';
 import type { RegisteredClaimRules } from './registered';
+import type { ScopeClaimOption } from './scope-claim';
 
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
 export interface JwksKeyOption {
@@ -44,7 +46,7 @@ export interface CacheOptions {
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
-export interface TokenAuthOptions {
+export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
   /** Key source (SPEC §4). */
   key: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required. */
@@ -53,22 +55,30 @@ export interface TokenAuthOptions {
   audience: string | string[] | false;
   /** Accepted `alg` values; default inferred from the key. `none` is never accepted. */
   algorithms?: Algorithm[];
-  /** `'strict'` (default): the payload must be Shape B. `'jwt'`: registered claims only. */
-  claims?: 'strict' | 'jwt';
+  /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068 (SPEC §10). */
+  claims?: ClaimsMode;
+  /** Accepted header `typ` value(s), case-insensitive, `application/` optional; a token without `typ` is then refused. */
+  typ?: string | string[];
+  /** Where granted scopes are read (default `scopes` in `'strict'`, else `['scope', 'scp', 'scopes']`). */
+  scopeClaim?: ScopeClaimOption;
+  /** Claims that must be present (not undefined or null). */
+  requiredClaims?: string[];
+  /** The app's rule on verified claims; `false` or a throw → 401. Cached with the token: depend on the token only. */
+  validateClaims?: ClaimsValidator<C>;
   /** Leeway for `exp`, `nbf`, `iat` (default 5 s). */
   clockTolerance?: Duration;
   /** Reject tokens whose `iat` is older than this (`token_expired`). */
   maxTokenAge?: Duration;
   /** Reject tokens whose `exp - iat` exceeds this. */
   maxLifetime?: Duration;
-  /** Longest token accepted, checked before any decoding (default 8192 characters). */
+  /** Longest token accepted, checked before any decoding (default 16 384 characters). */
   maxTokenLength?: number;
   /** Current time in seconds (default: the system clock). */
   clock?: () => number;
   /** Result cache, or `false` to turn it off. */
   cache?: CacheOptions | false;
   /** Asked on every request after the cache; `true` rejects the token. `req` is undefined for `verify()`. */
-  isRevoked?: (claims: VerifiedClaims, req: Request | undefined) => boolean | Promise<boolean>;
+  isRevoked?: (claims: C, req: Request | undefined) => boolean | Promise<boolean>;
   /** Read the token from elsewhere than the Authorization header; return undefined when there is none. */
   getToken?: (req: Request) => string | null | undefined | Promise<string | null | undefined>;
   /** `'respond'` (default): answer errors directly. `'next'`: pass a TokenAuthError to `next(err)`. */
@@ -86,11 +96,11 @@ export interface ResolvedOptions {
   key: KeyOption;
   algorithms: Algorithm[] | undefined;
   rules: RegisteredClaimRules;
-  claims: 'strict' | 'jwt';
+  claims: ClaimPolicy;
   maxTokenLength: number;
   clock: () => number;
   cache: { max: number; maxBytes: number; ttl: number; errorTtl: number } | false;
-  isRevoked: TokenAuthOptions['isRevoked'];
+  isRevoked: ((claims: VerifiedClaims, req: Request | undefined) => boolean | Promise<boolean>) | undefined;
   getToken: TokenAuthOptions['getToken'];
   errors: 'respond' | 'next';
   realm: string;
@@ -101,6 +111,7 @@ export interface ResolvedOptions {
 const KNOWN_OPTIONS = new Set([
   'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
+  'typ', 'scopeClaim', 'requiredClaims', 'validateClaims',
 ]);
 const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl']);
 
@@ -171,14 +182,15 @@ const REALM = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/; // quoted-string content withou
  * misconfiguration stops the app at start-up, never at request time. Key-specific checks happen when the key
  * source is built, in the same call to `createTokenAuth`.
  */
-export function resolveOptions(input: TokenAuthOptions): ResolvedOptions {
+export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions {
   if (typeof input !== 'object' || input === null) fail('createTokenAuth expects an options object');
   for (const name of Object.keys(input)) if (!KNOWN_OPTIONS.has(name)) fail(`unknown option "${name}"`);
   const key = input.key as unknown;
   if (key === undefined) fail('option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)');
   if (typeof key !== 'function' && (typeof key !== 'object' || key === null)) fail('option "key" must be an object or a function');
 
-  const claims = oneOf(input.claims, 'claims', ['strict', 'jwt'] as const, 'strict');
+  const discovery = (input as { issuerBaseURL?: unknown }).issuerBaseURL !== undefined;
+  const claims = resolveClaimPolicy(input, { discovery, upstream: typeof key === 'object' && key !== null && 'upstream' in key });
   const realm = input.realm ?? 'api';
   if (typeof realm !== 'string' || !REALM.test(realm)) fail('option "realm" must be a string without quotes, backslashes or control characters');
   if (input.clock !== undefined) optionalFunction(input.clock, 'clock');
@@ -193,13 +205,13 @@ export function resolveOptions(input: TokenAuthOptions): ResolvedOptions {
       clockTolerance: input.clockTolerance === undefined ? 5 : parseDuration(input.clockTolerance, 'clockTolerance'),
       maxTokenAge: input.maxTokenAge === undefined ? undefined : parseDuration(input.maxTokenAge, 'maxTokenAge'),
       maxLifetime: input.maxLifetime === undefined ? undefined : parseDuration(input.maxLifetime, 'maxLifetime'),
-      requireIat: claims === 'strict',
+      requireIat: claims.requireIat,
     },
     claims,
-    maxTokenLength: positiveInteger(input.maxTokenLength, 'maxTokenLength', 8192),
+    maxTokenLength: positiveInteger(input.maxTokenLength, 'maxTokenLength', 16_384),
     clock: input.clock ?? systemClock,
     cache: resolveCache(input.cache),
-    isRevoked: optionalFunction(input.isRevoked, 'isRevoked'),
+    isRevoked: optionalFunction(input.isRevoked as ResolvedOptions['isRevoked'], 'isRevoked'),
     getToken: optionalFunction(input.getToken, 'getToken'),
     errors: oneOf(input.errors, 'errors', ['respond', 'next'] as const, 'respond'),
     realm,

@@ -1,4 +1,5 @@
-import { isObject, type VerifiedClaims } from './claims';
+import type { JwtClaims } from './claim-modes';
+import { isObject } from './claims';
 
 /** The user of a profile result: who the token's owner is at the identity provider. */
 export interface ProfileUser {
@@ -34,10 +35,10 @@ function completeUser(account: Record<string, unknown>): ProfileUser | undefined
 
 /**
  * Shape A from the linked `google` account, or undefined when there is none. A google entry that lacks one of
- * `id`, `name`, `email`, `picture` (possible only with `claims: 'jwt'`; strict mode rejects such a token) counts
+ * `id`, `name`, `email`, `picture` (possible only outside `claims: 'strict'`, which rejects such a token) counts
  * as no profile: Shape A has four required fields, and inventing one would hand the client a false identity.
  */
-export function toProfile(claims: VerifiedClaims): ProfileResult | undefined {
+export function toProfile(claims: JwtClaims): ProfileResult | undefined {
   const providers: unknown = claims.providers;
   if (!isObject(providers) || !isObject(providers.google)) return undefined;
   const user = completeUser(providers.google);

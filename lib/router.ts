@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from './authenticate';
 import { isPreflight } from './bearer';
+import type { JwtClaims } from './claim-modes';
 import type { VerifiedClaims } from './claims';
 import { TokenAuthError } from './errors';
 import { isProfileResult, toProfile, type ProfileResult } from './profile';
@@ -10,20 +11,20 @@ import { addRequiredScopes, NO_SCOPES, parseScopeRequirement, type ScopeRequirem
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
 export type VerifyView = 'claims' | 'profile';
 
-/** Builds Shape A for a verified token; `undefined` or `null` means "no profile" (404). */
-export type ProfileResolver = (
-  claims: VerifiedClaims,
+/** Builds Shape A for a verified token; `undefined` or `null` means "no profile" (404). `C`: the mode's claims. */
+export type ProfileResolver<C extends JwtClaims = JwtClaims> = (
+  claims: C,
   req: Request,
 ) => ProfileResult | null | undefined | Promise<ProfileResult | null | undefined>;
 
 /** Options of `verifyRouter`. */
-export interface VerifyRouterOptions {
+export interface VerifyRouterOptions<C extends JwtClaims = JwtClaims> {
   /** The view when the request names none (default `'claims'`, Shape B). */
   defaultView?: VerifyView;
   /** Scopes every answer needs (default `['identify']`); the profile view also needs `profile` and `email`. */
   requiredScopes?: ScopeRequirementInput;
   /** Builds Shape A (sync or async; default `toProfile`, the linked google account). */
-  resolveProfile?: ProfileResolver;
+  resolveProfile?: ProfileResolver<C>;
 }
 
 // Express's default routing is case-insensitive and tolerates a trailing slash; a percent-encoded `@` is the
@@ -84,7 +85,7 @@ function requestedView(url: string, fallback: VerifyView): VerifyView | undefine
  * Shape B or Shape A with the service's errors. It matches its own path instead of using `express.Router`, so
  * the same handler works in Express 4 and 5 apps whichever `express` this package resolves.
  */
-export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOptions): RequestHandler {
+export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOptions<never>): RequestHandler {
   const config = resolveRouterOptions(options);
 
   const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);

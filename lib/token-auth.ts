@@ -1,7 +1,9 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { createAuthenticator } from './authenticate';
 import { ResultCache, type CacheStats } from './cache';
+import type { ClaimsMode, ClaimsOf, JwtClaims } from './claim-modes';
 import type { VerifiedClaims } from './claims';
+import { TokenAuthError } from './errors';
 import { createKeySource } from './keys';
 import { verifiedUserMiddleware } from './middleware';
 import { resolveOptions, type TokenAuthOptions } from './options';
@@ -9,16 +11,25 @@ import { createVerifyRouter, type VerifyRouterOptions } from './router';
 import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
 import { createVerifier } from './verifier';
 
-/** One configured verifier with its Express middleware. */
-export interface TokenAuth {
+/**
+ * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
+ * for `'strict'`, `JwtClaims` for `'jwt'`, `AccessTokenClaims` for `'at+jwt'`).
+ */
+export interface TokenAuth<C extends JwtClaims = JwtClaims> {
   /** Middleware: a valid token with these scopes is required; its claims go to `req.auth`. */
   requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler;
   /** Middleware: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
   optionalVerifiedUser(): RequestHandler;
   /** The verify endpoint: `GET`/`POST {mount path}/auth/@users/verify` answering Shape B or Shape A. */
-  verifyRouter(options?: VerifyRouterOptions): RequestHandler;
+  verifyRouter(options?: VerifyRouterOptions<C>): RequestHandler;
   /** Verify a token directly; rejects with a TokenAuthError. */
-  verify(token: string): Promise<VerifiedClaims>;
+  verify(token: string): Promise<C>;
+  /**
+   * The claims on a request that this TokenAuth's middleware let through, typed by its mode (`req.auth` is typed
+   * only by what every mode guarantees). Throws `missing_token` (401) when the request carries none, and
+   * `internal` (500) for claims that another TokenAuth verified: those need not meet this one's mode.
+   */
+  claims(req: Request): C;
   /** Counters of the result cache. */
   stats(): CacheStats;
   /** Stop timers and pending key fetches, and empty the cache. */
@@ -29,7 +40,10 @@ export interface TokenAuth {
  * Create a TokenAuth. Options are validated here, once: a wrong option throws a TypeError naming it, so a
  * misconfigured app fails at start-up, never at request time.
  */
-export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
+export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D = undefined>(
+  options: TokenAuthOptions<ClaimsOf<M, D>> & { claims?: M; issuerBaseURL?: D },
+): TokenAuth<ClaimsOf<M, D>> {
+  type C = ClaimsOf<M, D>;
   const resolved = resolveOptions(options);
   const source = createKeySource(resolved);
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
@@ -40,7 +54,14 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
     requireVerifiedUser: (scopes) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false),
     optionalVerifiedUser: () => verifiedUserMiddleware(auth, NO_SCOPES, true),
     verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
-    verify: (token) => auth.verifyToken(token),
+    verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
+    claims(req) {
+      const claims = req.auth;
+      if (claims === undefined) throw new TokenAuthError('missing_token');
+      // Claims another TokenAuth verified may not meet this one's mode: a programming error, never typed as if they did.
+      if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
+      return claims as C;
+    },
     stats: () => verifier.stats(),
     close() {
       source.close();

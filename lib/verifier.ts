@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { ResultCache, type CacheStats, type Verdict } from './cache';
-import { shapeBViolation, type VerifiedClaims } from './claims';
+import type { ClaimPolicy } from './claim-modes';
+import type { VerifiedClaims } from './claims';
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from './errors';
 import { checkHeader, decodeJws, type DecodedJws } from './jws';
 import { keyFitsAlgorithm } from './keys/algorithms';
@@ -12,7 +13,8 @@ import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, 
 export interface VerifierConfig {
   source: KeySource;
   rules: RegisteredClaimRules;
-  claims: 'strict' | 'jwt';
+  /** The mode's claims, `typ`, `requiredClaims`, `validateClaims` (claim-modes.ts). */
+  claims: ClaimPolicy;
   clock: () => number;
   cache: ResultCache;
 }
@@ -46,28 +48,29 @@ function failed(err: unknown, times?: TokenTimes, decoded?: DecodedJws): Verdict
 /** Build a verifier. The signature check is resolved once here, not per request. */
 export function createVerifier(config: VerifierConfig): Verifier {
   const { source, rules, clock, cache } = config;
-  const strict = config.claims === 'strict';
+  const policy = config.claims;
   const signatureIsGood = createSignatureCheck();
 
-  /** §3.4–3.6 on a payload whose origin is established. */
-  function judgeClaims(payload: Record<string, unknown>, size: number, now: number, decoded?: DecodedJws): Verdict {
+  /** §3.4–3.6 and §10's claim rules on a payload whose origin is established; async only for an async validateClaims. */
+  function judgeClaims(payload: Record<string, unknown>, size: number, now: number, decoded?: DecodedJws): MaybePromise<Verdict> {
     let times: TokenTimes | undefined;
+    let checked: void | Promise<void>;
     try {
       times = readTimes(payload, rules);
       checkTimes(times, now, rules);
       checkIssuerAudience(payload, rules);
-      if (strict) {
-        const wrong = shapeBViolation(payload);
-        if (wrong !== undefined) throw new TokenAuthError('invalid_token', { reason: `shape:${wrong}` });
-      }
+      checked = policy.check(payload, decoded?.header);
     } catch (err) {
       return failed(err, times, decoded);
     }
-    return { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header };
+    const verdict: Verdict = { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header };
+    if (!isThenable(checked)) return verdict;
+    const known = times;
+    return checked.then(() => verdict, (err: unknown) => failed(err, known, decoded));
   }
 
   /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
-  function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): Verdict {
+  function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): MaybePromise<Verdict> {
     const alg = decoded.header.alg;
     if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
     let good: boolean;

@@ -321,7 +321,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('isRevoked', () => {
     it('rejects a revoked token even when its verification is cached', async () => {
       const revoked = new Set<string>();
-      const auth = createTokenAuth({ ...base, isRevoked: (claims, req) => revoked.has(claims.jti) && req !== undefined });
+      const auth = createTokenAuth({ ...base, claims: 'strict', isRevoked: (claims, req) => revoked.has(claims.jti) && req !== undefined });
       const app = express();
       app.get('/me', auth.requireVerifiedUser(), (_req, res) => { res.send('ok'); });
       const claims = shapeB(NOW);

@@ -2,7 +2,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import {
   createTokenAuth, errorHandler, TokenAuthError, verifyRouter, type ProfileResult, type TokenAuthOptions,
-  type VerifiedClaims, type VerifyRouterOptions,
+  type JwtClaims, type VerifyRouterOptions,
 } from '../../lib';
 import { resetDefaultTokenAuth } from '../../lib/default-auth';
 import { createTestIssuer } from '../../lib/testing';
@@ -140,7 +140,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('uses an async resolveProfile, which receives the verified claims and the request', async () => {
       const claims = shapeB(NOW);
-      const seen: Array<[VerifiedClaims, string | undefined]> = [];
+      const seen: Array<[JwtClaims, string | undefined]> = [];
       const app = appWith({}, {
         async resolveProfile(verified, req) {
           seen.push([verified, req.get('accept')]);
@@ -154,7 +154,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it('uses a synchronous resolveProfile', async () => {
-      const app = appWith({}, { resolveProfile: (c) => ({ status: 'success', user: { id: c.jti, name: 'n', email: 'e', picture: 'p' } }) });
+      const app = appWith({}, { resolveProfile: (c) => ({ status: 'success', user: { id: String(c.jti), name: 'n', email: 'e', picture: 'p' } }) });
       const claims = shapeB(NOW);
       const res = await request(app).get(`${PATH}?view=profile`).set(bearer(sign(claims))).expect(200);
       expect(res.body.user.id).toBe(claims.jti);

@@ -160,7 +160,7 @@ describe.each(EXPRESS_VERSIONS)('upstream mode under attack through %s', (_name,
     ['"=" inside, not only at the end', 'ab=c'],
     ['a non-ASCII character', 'abcé'],
     ['a NUL', 'abc\u0000'],
-    ['a token beyond maxTokenLength', 'a'.repeat(8193)],
+    ['a token beyond maxTokenLength', 'a'.repeat(16_385)],
   ])('never forwards %s to the upstream', async (_case, token) => {
     const before = upstream.hits;
     const auth = createTokenAuth({ key: { upstream: upstream.url }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
@@ -176,7 +176,8 @@ describe.each(EXPRESS_VERSIONS)('upstream mode under attack through %s', (_name,
     ['a comma-joined second token', `Bearer ${opaque},${opaque}`],
     ['two tokens', `Bearer ${opaque} ${opaque}`],
     ['a quoted token', `Bearer "${opaque}"`],
-    ['an oversized token', `Bearer ${'a'.repeat(9000)}`],
+    // An oversized token (over the 16 384 default) cannot reach the app over HTTP: Node answers 431 first. The
+    // verify() case above holds the length rule in upstream mode.
   ])('refuses %s through HTTP without an upstream call', async (_case, header) => {
     const before = upstream.hits;
     await expectRefused(app.server, header, 'invalid');

@@ -33,7 +33,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter under attack through %s', (_name, 
   let server: Server;
   let profileAsked = 0;
   beforeAll(async () => {
-    const auth = createTokenAuth(HS256_OPTIONS);
+    const auth = createTokenAuth({ ...HS256_OPTIONS, claims: 'strict' });
     const app = express();
     app.use('/api', auth.verifyRouter({
       resolveProfile: (c) => {

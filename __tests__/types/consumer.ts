@@ -6,12 +6,14 @@ const auth = createTokenAuth({ key: { secret: process.env.TOKEN_SECRET ?? '' }, 
 const app = express();
 
 app.get('/me', auth.requireVerifiedUser(['email']), (req, res) => {
-  const claims: VerifiedClaims | undefined = req.auth;
-  const email: string | undefined = req.auth?.providers.google?.email;
-  const avatar: string | null | undefined = req.auth?.providers.discord?.avatar;
-  const scopes: string[] | undefined = claims?.scopes;
-  const created: string | undefined = req.auth?.metadata.createdAt;
-  res.json({ email, avatar, scopes, created });
+  // A strict TokenAuth types its own claims as Shape B; the global req.auth only as what every mode guarantees.
+  const claims: VerifiedClaims = auth.claims(req);
+  const email: string | undefined = claims.providers.google?.email;
+  const avatar: string | null | undefined = claims.providers.discord?.avatar;
+  const scopes: string[] = claims.scopes;
+  const created: string = claims.metadata.createdAt;
+  const expires: number | undefined = req.auth?.exp;
+  res.json({ email, avatar, scopes, created, expires });
 });
 
 app.get('/maybe', auth.optionalVerifiedUser(), (req, res) => {
