@@ -4,7 +4,7 @@ import { shapeBViolation, type VerifiedClaims } from './claims';
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from './errors';
 import { checkHeader, decodeJws, type DecodedJws } from './jws';
 import { keyFitsAlgorithm } from './keys/algorithms';
-import type { KeySource, RemoteClaimsSource, SigningKeySource } from './keys/source';
+import { keyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from './keys/source';
 import { createSignatureCheck } from './signature';
 import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from './registered';
 
@@ -77,7 +77,10 @@ export function createVerifier(config: VerifierConfig): Verifier {
       good = false;
     }
     if (!good) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
-    return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded);
+    const verdict = judgeClaims(decoded.payload, decoded.payloadLength, now, decoded);
+    // The cache serves this success only while the key stays held (SPEC §10, withdrawn keys).
+    if (verdict.ok) verdict.held = keyHandle(key);
+    return verdict;
   }
 
   function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
@@ -86,7 +89,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     try {
       decoded = decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
-      key = signing.keyFor(decoded.header);
+      key = signing.keyFor(decoded.header, decoded.payload);
     } catch (err) {
       return failed(err, undefined, decoded);
     }
