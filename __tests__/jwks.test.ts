@@ -130,6 +130,40 @@ describe('jwksUri key source', () => {
     }
   });
 
+  it('stops serving a cached success once a refetch no longer lists its key (withdrawn key)', async () => {
+    const issuer = await createTestIssuer({ alg: 'ES256', jwks: true, clock });
+    try {
+      const auth = createTokenAuth({ ...issuer.options, clock });
+      opened.push(auth);
+      const old = issuer.sign();
+      await auth.verify(old);
+      await auth.verify(old);
+      expect(auth.stats()).toMatchObject({ hits: 1 });
+      issuer.rotate({ retirePrevious: true });
+      await auth.verify(issuer.sign()); // unknown kid: the refetch drops the old key
+      expect(await failure(auth.verify(old))).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
+    } finally {
+      await issuer.close();
+    }
+  });
+
+  it('keeps serving cached successes of a key a refetch still lists', async () => {
+    const issuer = await createTestIssuer({ alg: 'ES256', jwks: true, clock });
+    try {
+      const auth = createTokenAuth({ ...issuer.options, clock });
+      opened.push(auth);
+      const old = issuer.sign();
+      await auth.verify(old);
+      issuer.rotate({ retirePrevious: false });
+      await auth.verify(issuer.sign());
+      expect(issuer.jwksRequests).toBe(2);
+      await expect(auth.verify(old)).resolves.toMatchObject({ iss: issuer.options.issuer });
+      expect(auth.stats()).toMatchObject({ hits: 1 });
+    } finally {
+      await issuer.close();
+    }
+  });
+
   it('refetches for a new kid only once the cooldown has passed, answering invalid_token meanwhile', async () => {
     let published = [jwk(rsa.publicKey, { kid: 'one' })];
     const server = await jwksServer(() => published);
