@@ -161,6 +161,21 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       expect(as.requests).toBe(3);
     });
 
+    it('fetches the metadata again with each key-set refetch (an unknown kid past the cooldown)', async () => {
+      const as = await oauthOnly();
+      const base = `${as.origin}/tenant`;
+      const { server } = await serve(discovery(base));
+      expect((await request(server).get('/me').set(bearer(tokenOf(base)))).status).toBe(200);
+      as.reset();
+      skew += 31;
+      expectInvalid(await request(server).get('/me').set(bearer(tokenOf(base, 'unknown-kid'))));
+      expect(as.seen.map((r) => r.url)).toEqual([
+        '/tenant/.well-known/openid-configuration',
+        '/.well-known/oauth-authorization-server/tenant',
+        '/tenant/keys',
+      ]);
+    });
+
     it('refuses metadata whose issuer is not the base URL: 503, never a cached 401', async () => {
       let claimed = (origin: string) => `${origin}/other-tenant`;
       const as = await oauthOnly((origin) => claimed(origin));
