@@ -5,4 +5,6 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testTimeout: 20000,
+  // .ts before .mjs: a fixture's TypeScript driver and its ESM child script share a name (authorization-server).
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'node'],
 };

@@ -10,6 +10,8 @@ describe('which algorithms a key may verify (no key confusion)', () => {
   const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' });
   const k256 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
   const ed = generateKeyPairSync('ed25519');
+  const ed448 = generateKeyPairSync('ed448');
+  const x25519 = generateKeyPairSync('x25519');
 
   it.each([
     ['an HMAC secret', secret, ['HS256', 'HS384', 'HS512'], 'HS256'],
@@ -18,10 +20,12 @@ describe('which algorithms a key may verify (no key confusion)', () => {
     ['a P-256 public key', p256.publicKey, ['ES256'], 'ES256'],
     ['a P-384 public key', p384.publicKey, ['ES384'], 'ES384'],
     ['a P-521 public key', p521.publicKey, ['ES512'], 'ES512'],
+    ['an Ed25519 public key', ed.publicKey, ['EdDSA', 'Ed25519'], 'EdDSA'],
+    ['an Ed448 public key', ed448.publicKey, ['EdDSA'], 'EdDSA'],
   ])('%s verifies only its own family', (_case, key, family, inferred) => {
     expect(algorithmsForKey(key)).toEqual(family);
     expect(defaultAlgorithm(key)).toBe(inferred);
-    for (const alg of ['HS256', 'HS384', 'HS512', 'RS256', 'PS256', 'ES256', 'ES384', 'ES512', 'none']) {
+    for (const alg of ['HS256', 'HS384', 'HS512', 'RS256', 'PS256', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'none']) {
       expect(keyFitsAlgorithm(key, alg)).toBe(family.includes(alg));
     }
   });
@@ -30,7 +34,8 @@ describe('which algorithms a key may verify (no key confusion)', () => {
     ['a private RSA key', rsa.privateKey],
     ['a private EC key', p256.privateKey],
     ['a secp256k1 key', k256.publicKey],
-    ['an Ed25519 key', ed.publicKey],
+    ['a private Ed25519 key', ed.privateKey],
+    ['an X25519 (key agreement) key', x25519.publicKey],
   ])('%s verifies nothing', (_case, key) => {
     expect(algorithmsForKey(key)).toEqual([]);
     expect(defaultAlgorithm(key)).toBeUndefined();

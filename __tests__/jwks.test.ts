@@ -50,13 +50,23 @@ describe('readJwk', () => {
     expect(readJwk(jwk(ec384.publicKey, { alg: 'ES384' }))?.key.asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
   });
 
+  it('reads OKP public keys: Ed25519 (alg EdDSA, Ed25519 or none named) and Ed448', () => {
+    const ed = generateKeyPairSync('ed25519').publicKey;
+    expect(readJwk(jwk(ed, { kid: 'o', alg: 'EdDSA' }))).toMatchObject({ kid: 'o', alg: 'EdDSA' });
+    expect(readJwk(jwk(ed, { alg: 'Ed25519' }))?.key.asymmetricKeyType).toBe('ed25519');
+    expect(readJwk(jwk(generateKeyPairSync('ed448').publicKey))?.key.asymmetricKeyType).toBe('ed448');
+  });
+
   it.each([
     ['use other than sig', jwk(rsa.publicKey, { use: 'enc' })],
     ['key_ops without verify', jwk(rsa.publicKey, { key_ops: ['encrypt'] })],
     ['a private RSA key', rsa.privateKey.export({ format: 'jwk' })],
     ['a private EC key', ec.privateKey.export({ format: 'jwk' })],
     ['a symmetric key', { kty: 'oct', k: b64(SECRET) }],
-    ['an Ed25519 key', jwk(generateKeyPairSync('ed25519').publicKey)],
+    ['an X25519 (key agreement) OKP key', jwk(generateKeyPairSync('x25519').publicKey)],
+    ['a private Ed25519 key', generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })],
+    ['an RSA alg on an Ed25519 key', jwk(generateKeyPairSync('ed25519').publicKey, { alg: 'RS256' })],
+    ['the Ed25519 alg on an Ed448 key', jwk(generateKeyPairSync('ed448').publicKey, { alg: 'Ed25519' })],
     ['an EC key on an unsupported curve', jwk(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey)],
     ['RSA under 2048 bits', jwk(generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey)],
     ['an alg that is not a signature algorithm', jwk(rsa.publicKey, { alg: 'RSA-OAEP' })],
@@ -115,6 +125,40 @@ describe('jwksUri key source', () => {
       expect(issuer.kid).not.toBe(before);
       await expect(auth.verify(issuer.sign())).resolves.toMatchObject({ iss: issuer.options.issuer });
       expect(issuer.jwksRequests).toBe(2);
+    } finally {
+      await issuer.close();
+    }
+  });
+
+  it('stops serving a cached success once a refetch no longer lists its key (withdrawn key)', async () => {
+    const issuer = await createTestIssuer({ alg: 'ES256', jwks: true, clock });
+    try {
+      const auth = createTokenAuth({ ...issuer.options, clock });
+      opened.push(auth);
+      const old = issuer.sign();
+      await auth.verify(old);
+      await auth.verify(old);
+      expect(auth.stats()).toMatchObject({ hits: 1 });
+      issuer.rotate({ retirePrevious: true });
+      await auth.verify(issuer.sign()); // unknown kid: the refetch drops the old key
+      expect(await failure(auth.verify(old))).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
+    } finally {
+      await issuer.close();
+    }
+  });
+
+  it('keeps serving cached successes of a key a refetch still lists', async () => {
+    const issuer = await createTestIssuer({ alg: 'ES256', jwks: true, clock });
+    try {
+      const auth = createTokenAuth({ ...issuer.options, clock });
+      opened.push(auth);
+      const old = issuer.sign();
+      await auth.verify(old);
+      issuer.rotate({ retirePrevious: false });
+      await auth.verify(issuer.sign());
+      expect(issuer.jwksRequests).toBe(2);
+      await expect(auth.verify(old)).resolves.toMatchObject({ iss: issuer.options.issuer });
+      expect(auth.stats()).toMatchObject({ hits: 1 });
     } finally {
       await issuer.close();
     }

@@ -3,11 +3,12 @@ import { LRUCache } from 'lru-cache';
 import type { VerifiedClaims } from './claims';
 import type { TokenAuthError } from './errors';
 import type { JwsHeader } from './jws';
+import { ALWAYS_HELD, type KeyHandle } from './keys/source';
 import type { TokenTimes } from './registered';
 
 /** What verification concluded about one token: its claims (with their time facts), or a token fault. */
 export type Verdict =
-  | { ok: true; claims: VerifiedClaims; times: TokenTimes; size: number; header?: JwsHeader }
+  | { ok: true; claims: VerifiedClaims; times: TokenTimes; size: number; header?: JwsHeader; held?: KeyHandle }
   | { ok: false; error: TokenAuthError; times: TokenTimes | undefined };
 
 /** Counters of the result cache. */
@@ -34,6 +35,8 @@ interface Entry {
   verdict: Verdict;
   /** Clock time (seconds) after which the entry is dead. */
   until: number;
+  /** The key that verified it; the entry is dead once that key is withdrawn. */
+  held: KeyHandle;
 }
 
 /** Fixed cost per entry (entry object, LRU slots, verdict), added to the token and claims text sizes. */
@@ -103,7 +106,7 @@ export class ResultCache {
     if (this.lru === undefined) return undefined;
     const entry = this.lru.get(key);
     if (entry !== undefined) {
-      if (now < entry.until) {
+      if (now < entry.until && !entry.held.withdrawn) {
         this.hits++;
         return entry.verdict;
       }
@@ -124,7 +127,7 @@ export class ResultCache {
     if (!(until > now)) return;
     const size = tokenLength + ENTRY_OVERHEAD + (verdict.ok ? verdict.size : 0);
     if (size > this.config.maxBytes) return;
-    this.lru.set(key, { verdict, until }, { size });
+    this.lru.set(key, { verdict, until, held: (verdict.ok ? verdict.held : undefined) ?? ALWAYS_HELD }, { size });
   }
 
   /** The verification under way for this key, if any. */

@@ -6,7 +6,7 @@ import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
 import { claimsFromEnv } from './claim-modes-env';
 
-const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'] as const;
+const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER_BASE_URL'] as const;
 
 function fail(message: string): never {
   throw new TypeError(`express-verified-user: ${message}`);
@@ -36,6 +36,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   if (set.length === 0) fail(`no key configured: set one of ${KEY_VARIABLES.join(', ')}`);
   if (set.length > 1) fail(`set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})`);
   const value = env[set[0]] as string;
+  if (set[0] === 'TOKEN_ISSUER_BASE_URL') return issuerBaseURLFromEnv(env, list(value));
   const key: KeyOption =
     set[0] === 'TOKEN_SECRET' ? { secret: value }
       : set[0] === 'TOKEN_PUBLIC_KEY' ? { publicKey: value.replace(/\\n/g, '\n') }
@@ -44,6 +45,17 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   const options: TokenAuthOptions = { key, issuer: accepted(env, 'TOKEN_ISSUER'), audience: accepted(env, 'TOKEN_AUDIENCE') };
   if (env.TOKEN_ALGORITHMS !== undefined && env.TOKEN_ALGORITHMS !== '') options.algorithms = list(env.TOKEN_ALGORITHMS) as Algorithm[];
   Object.assign(options, claimsFromEnv(env));
+  return options;
+}
+
+/**
+ * TOKEN_ISSUER_BASE_URL (a comma list for several authorization servers): discovery replaces the key and the
+ * issuer, so TOKEN_ISSUER set as well is passed on, for createTokenAuth to refuse with a TypeError.
+ */
+function issuerBaseURLFromEnv(env: NodeJS.ProcessEnv, bases: string[]): TokenAuthOptions {
+  const options: TokenAuthOptions = { issuerBaseURL: bases.length === 1 ? bases[0] : bases, audience: accepted(env, 'TOKEN_AUDIENCE') };
+  if (env.TOKEN_ISSUER !== undefined && env.TOKEN_ISSUER !== '') options.issuer = accepted(env, 'TOKEN_ISSUER');
+  if (env.TOKEN_ALGORITHMS !== undefined && env.TOKEN_ALGORITHMS !== '') options.algorithms = list(env.TOKEN_ALGORITHMS) as Algorithm[];
   return options;
 }
 

@@ -6,6 +6,7 @@ import { parseDuration, type Duration } from './duration';
 import type { TokenAuthError } from './errors';
 import { isSupportedAlgorithm, type Algorithm } from './keys/algorithms';
 import type { KeyResolver } from './keys/static';
+import { resolveIssuerBaseURL, type IssuerBase } from './keys/discovery';
 import type { RegisteredClaimRules } from './registered';
 import type { ScopeClaimOption } from './scope-claim';
 
@@ -47,10 +48,12 @@ export interface CacheOptions {
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
 export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
-  /** Key source (SPEC §4). */
-  key: KeyOption;
-  /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required. */
-  issuer: string | string[] | false;
+  /** Key source (SPEC §4). Required unless `issuerBaseURL` is given. */
+  key?: KeyOption;
+  /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
+  issuer?: string | string[] | false;
+  /** Authorization server(s) to discover keys and issuer from (SPEC §10); replaces `key` and `issuer`. */
+  issuerBaseURL?: string | string[];
   /** Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required. */
   audience: string | string[] | false;
   /** Accepted `alg` values; default inferred from the key. `none` is never accepted. */
@@ -93,7 +96,9 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
 
 /** Options after validation, with defaults applied and durations in seconds. */
 export interface ResolvedOptions {
-  key: KeyOption;
+  key: KeyOption | undefined;
+  /** The discovered authorization servers, when `issuerBaseURL` is given (keys/discovery.ts checked it). */
+  issuerBaseURL: readonly IssuerBase[] | undefined;
   algorithms: Algorithm[] | undefined;
   rules: RegisteredClaimRules;
   claims: ClaimPolicy;
@@ -111,7 +116,7 @@ export interface ResolvedOptions {
 const KNOWN_OPTIONS = new Set([
   'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
-  'typ', 'scopeClaim', 'requiredClaims', 'validateClaims',
+  'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL',
 ]);
 const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl']);
 
@@ -186,10 +191,11 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   if (typeof input !== 'object' || input === null) fail('createTokenAuth expects an options object');
   for (const name of Object.keys(input)) if (!KNOWN_OPTIONS.has(name)) fail(`unknown option "${name}"`);
   const key = input.key as unknown;
-  if (key === undefined) fail('option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)');
-  if (typeof key !== 'function' && (typeof key !== 'object' || key === null)) fail('option "key" must be an object or a function');
+  const issuerBaseURL = resolveIssuerBaseURL(input, input.allowInsecureHttp === true);
+  if (key === undefined && issuerBaseURL === undefined) fail('option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)');
+  if (issuerBaseURL === undefined && typeof key !== 'function' && (typeof key !== 'object' || key === null)) fail('option "key" must be an object or a function');
 
-  const discovery = (input as { issuerBaseURL?: unknown }).issuerBaseURL !== undefined;
+  const discovery = issuerBaseURL !== undefined;
   const claims = resolveClaimPolicy(input, { discovery, upstream: typeof key === 'object' && key !== null && 'upstream' in key });
   const realm = input.realm ?? 'api';
   if (typeof realm !== 'string' || !REALM.test(realm)) fail('option "realm" must be a string without quotes, backslashes or control characters');
@@ -198,9 +204,11 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
 
   return {
     key: input.key,
+    issuerBaseURL,
     algorithms: resolveAlgorithms(input.algorithms),
     rules: {
-      issuer: acceptedValues(input.issuer, 'issuer'),
+      // With discovery, the key source routes by `iss` and requires the discovered issuer exactly.
+      issuer: issuerBaseURL === undefined ? acceptedValues(input.issuer, 'issuer') : false,
       audience: acceptedValues(input.audience, 'audience'),
       clockTolerance: input.clockTolerance === undefined ? 5 : parseDuration(input.clockTolerance, 'clockTolerance'),
       maxTokenAge: input.maxTokenAge === undefined ? undefined : parseDuration(input.maxTokenAge, 'maxTokenAge'),

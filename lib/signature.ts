@@ -1,6 +1,7 @@
-import type { KeyObject } from 'node:crypto';
+import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import jwt from 'jsonwebtoken';
+import { EDDSA_ALGORITHMS } from './keys/algorithms';
 
 /**
  * Checks the signature of a compact JWS whose header has been decoded and checked (SPEC §3.2) and whose `alg`
@@ -38,8 +39,23 @@ function jsonwebtokenSignatureStep(): { jwa: Jwa; checkKey: KeyAlgorithmCheck } 
   }
 }
 
-/** The signature check of SPEC §3.3: jsonwebtoken's, with a KeyObject. */
+/**
+ * EdDSA (RFC 8037) and `Ed25519` (RFC 9864): jsonwebtoken does not know them, so node:crypto checks them with the
+ * pre-built KeyObject (an Edwards-curve signature has no digest parameter: `null`). Which keys may reach here is
+ * decided before, by the key/algorithm fit rule (`Ed25519` only with an Ed25519 key).
+ */
+function edwardsSignatureIsGood(token: string, signedEnd: number, key: KeyObject): boolean {
+  return cryptoVerify(null, Buffer.from(token.slice(0, signedEnd), 'latin1'), key, Buffer.from(token.slice(signedEnd + 1), 'base64url'));
+}
+
+/** The signature check of SPEC §3.3: jsonwebtoken's, with a KeyObject; node:crypto for the Edwards curves. */
 export function createSignatureCheck(): SignatureCheck {
+  const others = jsonwebtokenSignatureCheck();
+  return (token, signedEnd, alg, key) =>
+    EDDSA_ALGORITHMS.has(alg) ? edwardsSignatureIsGood(token, signedEnd, key) : others(token, signedEnd, alg, key);
+}
+
+function jsonwebtokenSignatureCheck(): SignatureCheck {
   const step = jsonwebtokenSignatureStep();
   if (step !== undefined) {
     const verifiers = new Map<string, AlgorithmVerify>();

@@ -5,9 +5,9 @@ import type { TokenAuthOptions } from './options';
 
 /** Options of `createTestIssuer`. */
 export interface TestIssuerOptions {
-  /** Signing algorithm (default `'HS256'`). */
-  alg?: 'HS256' | 'RS256' | 'ES256';
-  /** Serve the public keys as a JWKS on 127.0.0.1 and hand out `{ jwksUri }` options (RS256 / ES256 only). */
+  /** Signing algorithm (default `'HS256'`); `'EdDSA'` signs with an Ed25519 key. */
+  alg?: 'HS256' | 'RS256' | 'ES256' | 'EdDSA';
+  /** Serve the public keys as a JWKS on 127.0.0.1 and hand out `{ jwksUri }` options (not with HS256). */
   jwks?: boolean;
   /** `iss` of minted tokens and accepted by `options` (default `'https://issuer.test'`). */
   issuer?: string;
@@ -46,7 +46,7 @@ export interface TestIssuer {
 }
 
 /** Algorithms `signToken` can produce. */
-export type TestSigningAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512';
+export type TestSigningAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA' | 'Ed25519';
 
 /**
  * Sign a payload as a compact JWS, exactly as given: no claim is added or removed (unlike `jsonwebtoken.sign`,
@@ -57,7 +57,10 @@ export function signToken(payload: unknown, key: string | Buffer | KeyObject, al
   const input = `${encode({ alg, typ: 'JWT', ...header })}.${encode(payload)}`;
   const bits = `sha${alg.slice(2)}`;
   let signature: Buffer;
-  if (alg.startsWith('HS')) {
+  if (alg === 'EdDSA' || alg === 'Ed25519') {
+    // Edwards curves sign the message itself: no digest to name.
+    signature = cryptoSign(null, Buffer.from(input), key as KeyObject);
+  } else if (alg.startsWith('HS')) {
     signature = createHmac(bits, typeof key === 'string' || Buffer.isBuffer(key) ? createSecretKey(Buffer.from(key)) : key).update(input).digest();
   } else {
     const padding = alg.startsWith('PS') ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 } : {};
@@ -73,10 +76,10 @@ interface SigningKey {
   publicKey: KeyObject;
 }
 
-function newKeyPair(alg: 'RS256' | 'ES256'): SigningKey {
+function newKeyPair(alg: 'RS256' | 'ES256' | 'EdDSA'): SigningKey {
   const pair = alg === 'RS256'
     ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-    : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    : alg === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   return { kid: randomUUID(), ...pair };
 }
 
@@ -95,14 +98,14 @@ async function serveJwks(body: () => string, counted: () => void): Promise<{ ser
 }
 
 /**
- * Create an issuer that mints valid Shape B tokens (HS256 by default; RS256 or ES256 on request, their JWKS
+ * Create an issuer that mints valid Shape B tokens (HS256 by default; RS256, ES256 or EdDSA (Ed25519) on request, their JWKS
  * served on loopback with `jwks: true`). Its `options` plug into `createTokenAuth`. Test code only: the keys
  * live in memory and vanish with the process.
  */
 export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<TestIssuer> {
   const alg = opts.alg ?? 'HS256';
-  if (!['HS256', 'RS256', 'ES256'].includes(alg)) throw new TypeError(`createTestIssuer: alg must be HS256, RS256 or ES256`);
-  if (opts.jwks === true && alg === 'HS256') throw new TypeError('createTestIssuer: jwks needs alg RS256 or ES256');
+  if (!['HS256', 'RS256', 'ES256', 'EdDSA'].includes(alg)) throw new TypeError(`createTestIssuer: alg must be HS256, RS256, ES256 or EdDSA`);
+  if (opts.jwks === true && alg === 'HS256') throw new TypeError('createTestIssuer: jwks needs alg RS256, ES256 or EdDSA');
   const issuer = opts.issuer ?? 'https://issuer.test';
   const audience = opts.audience ?? 'api.test';
   const lifetime = opts.lifetime ?? 600;
@@ -165,7 +168,7 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
       return keys[keys.length - 1]?.kid;
     },
     rotate({ retirePrevious = false } = {}) {
-      if (alg === 'HS256') throw new TypeError('createTestIssuer: rotate() needs alg RS256 or ES256');
+      if (alg === 'HS256') throw new TypeError('createTestIssuer: rotate() needs alg RS256, ES256 or EdDSA');
       const next = newKeyPair(alg);
       if (retirePrevious) keys.length = 0;
       keys.push(next);

@@ -5,7 +5,7 @@ import type { VerifiedClaims } from './claims';
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from './errors';
 import { checkHeader, decodeJws, type DecodedJws } from './jws';
 import { keyFitsAlgorithm } from './keys/algorithms';
-import type { KeySource, RemoteClaimsSource, SigningKeySource } from './keys/source';
+import { keyHandle, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from './keys/source';
 import { createSignatureCheck } from './signature';
 import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from './registered';
 
@@ -52,7 +52,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const signatureIsGood = createSignatureCheck();
 
   /** §3.4–3.6 and §10's claim rules on a payload whose origin is established; async only for an async validateClaims. */
-  function judgeClaims(payload: Record<string, unknown>, size: number, now: number, decoded?: DecodedJws): MaybePromise<Verdict> {
+  function judgeClaims(
+    payload: Record<string, unknown>, size: number, now: number, decoded?: DecodedJws, held?: KeyHandle,
+  ): MaybePromise<Verdict> {
     let times: TokenTimes | undefined;
     let checked: void | Promise<void>;
     try {
@@ -63,7 +65,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     } catch (err) {
       return failed(err, times, decoded);
     }
-    const verdict: Verdict = { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header };
+    const verdict: Verdict = { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header, held };
     if (!isThenable(checked)) return verdict;
     const known = times;
     return checked.then(() => verdict, (err: unknown) => failed(err, known, decoded));
@@ -80,7 +82,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
       good = false;
     }
     if (!good) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
-    return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded);
+    // The cache serves this success only while the key stays held (withdrawn keys).
+    return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(key));
   }
 
   function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
@@ -89,7 +92,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     try {
       decoded = decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
-      key = signing.keyFor(decoded.header);
+      key = signing.keyFor(decoded.header, decoded.payload);
     } catch (err) {
       return failed(err, undefined, decoded);
     }

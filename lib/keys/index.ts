@@ -1,5 +1,6 @@
 import { parseDuration } from '../duration';
 import type { ResolvedOptions } from '../options';
+import { discoveryKeySource } from './discovery';
 import { jwksKeySource } from './jwks';
 import { checkRemoteUrl } from './remote-url';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
@@ -35,6 +36,19 @@ function timeoutOf(value: unknown): number {
  * Exactly one of `secret`, `publicKey`, `jwksUri`, `upstream` may be given, or a resolver function.
  */
 export function createKeySource(options: ResolvedOptions): KeySource {
+  if (options.issuerBaseURL !== undefined) {
+    if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
+      fail('option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)');
+    }
+    return discoveryKeySource({
+      issuers: options.issuerBaseURL,
+      cooldown: DEFAULT_COOLDOWN,
+      timeout: DEFAULT_TIMEOUT,
+      algorithms: options.algorithms,
+      clock: options.clock,
+      allowInsecureHttp: options.allowInsecureHttp,
+    });
+  }
   const key = options.key;
   if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
   const fields = key as Record<string, unknown>;

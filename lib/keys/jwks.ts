@@ -4,7 +4,7 @@ import { TokenAuthError } from '../errors';
 import type { JwsHeader } from '../jws';
 import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
-import type { SigningKeySource } from './source';
+import { holdKey, type SigningKeySource } from './source';
 
 /**
  * Algorithms accepted from a JWKS when the `algorithms` option is absent: every asymmetric one this package
@@ -12,7 +12,7 @@ import type { SigningKeySource } from './source';
  * `alg` (an RSA key never verifies ES256, a P-256 key never ES384), so the wide default opens no key confusion.
  */
 export const JWKS_DEFAULT_ALGORITHMS: readonly Algorithm[] = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512',
+  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
 ];
 
 /** Largest JWKS document read (1 MiB); real sets are a few kilobytes. */
@@ -35,6 +35,11 @@ export interface JwksSourceConfig {
   algorithms: readonly Algorithm[] | undefined;
   /** Current time in seconds (the `clock` option), which paces the cooldown. */
   clock: () => number;
+  /**
+   * Where the key set is, asked before each fetch (discovery: the metadata is fetched with the key set). It
+   * rejects when the address cannot be had; the fetch then fails like an unreachable JWKS. Default: `url`.
+   */
+  locate?: () => Promise<URL>;
 }
 
 /** One usable verification key from a JWKS. */
@@ -43,19 +48,22 @@ export interface JwksKey {
   /** The JWK's own `alg`, when it names one: the key then verifies that algorithm only. */
   alg: Algorithm | undefined;
   key: KeyObject;
+  /** Set when a refetch no longer lists this key: results it verified leave the cache (see KeyHandle). */
+  withdrawn: boolean;
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /**
- * One JWK as a usable verification key, or undefined when it must be skipped: not RSA or EC, `use` other than
+ * One JWK as a usable verification key, or undefined when it must be skipped: not RSA, EC or OKP (Ed25519,
+ * Ed448), `use` other than
  * `sig`, `key_ops` without `verify`, private or symmetric material, an `alg` that is not an asymmetric algorithm
  * of ours or does not fit the key, RSA under 2048 bits, a curve we do not verify, or anything unparseable.
  * Skipping (rather than failing the whole set) keeps one odd key from taking every other key down with it.
  */
 export function readJwk(jwk: unknown): JwksKey | undefined {
   if (!isObject(jwk)) return undefined;
-  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC') return undefined;
+  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') return undefined;
   if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return undefined;
   if (PRIVATE_MEMBERS.some((member) => jwk[member] !== undefined)) return undefined;
@@ -65,7 +73,11 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
   const material: JsonWebKey = jwk.kty === 'RSA'
     ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
-    : { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string };
+    : jwk.kty === 'EC'
+      ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }
+      : { kty: 'OKP', crv: jwk.crv as string, x: jwk.x as string };
+  // OKP also names the X25519/X448 key-agreement curves, which never verify a signature.
+  if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519' && jwk.crv !== 'Ed448') return undefined;
   if (Object.values(material).some((value) => typeof value !== 'string' || value === '')) return undefined;
   let key: KeyObject;
   try {
@@ -77,7 +89,7 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   if (algorithmsForKey(key).length === 0) return undefined;
   const alg = jwk.alg as Algorithm | undefined;
   if (alg !== undefined && !keyFitsAlgorithm(key, alg)) return undefined;
-  return { kid: jwk.kid as string | undefined, alg, key };
+  return { kid: jwk.kid as string | undefined, alg, key, withdrawn: false };
 }
 
 /** The usable keys of a JWKS document; throws (a plain Error, for logs) unless it is JSON `{ "keys": [...] }`. */
@@ -116,6 +128,20 @@ function indexKeys(keys: readonly JwksKey[], fetchedAt: number): KeySet {
   return { all: keys, byKid, fetchedAt };
 }
 
+/**
+ * The new key set, keeping the entries (and so the handles) of keys that are still published, and marking every
+ * key the issuer dropped as withdrawn. A key counts as the same when its `kid`, `alg` and material are.
+ */
+function carryOver(previous: KeySet | undefined, fetched: readonly JwksKey[]): JwksKey[] {
+  const kept = fetched.map((entry) => previous?.all.find((old) =>
+    old.kid === entry.kid && old.alg === entry.alg && old.key.equals(entry.key)) ?? entry);
+  if (previous !== undefined) {
+    for (const old of previous.all) if (!kept.includes(old)) old.withdrawn = true;
+  }
+  for (const entry of kept) holdKey(entry.key, entry);
+  return kept;
+}
+
 function fits(entry: JwksKey, alg: string): boolean {
   return (entry.alg === undefined || entry.alg === alg) && keyFitsAlgorithm(entry.key, alg);
 }
@@ -144,6 +170,12 @@ function select(set: KeySet, header: JwsHeader): KeyObject | 'known' | 'unknown'
   return count === 0 ? 'unknown' : 'known';
 }
 
+/** The short reason a failure carries for logs (a discovery failure says which step), if it carries one. */
+function reasonOf(cause: unknown): string | undefined {
+  const reason = (cause as { reason?: unknown } | null | undefined)?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
 /**
  * `{ jwksUri }`: keys fetched from a JWKS, chosen by `kid`, cached. A miss refetches, but no two fetches are ever
  * closer than `cooldown` and concurrent misses share one fetch, so a flood of made-up `kid`s costs the issuer
@@ -162,7 +194,8 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   let pending: Promise<void> | undefined;
 
   async function download(): Promise<JwksKey[]> {
-    const answer = await fetchBounded(href, {
+    const target = config.locate === undefined ? href : (await config.locate()).href;
+    const answer = await fetchBounded(target, {
       headers: { Accept: 'application/jwk-set+json, application/json' },
       timeoutMs,
       maxBytes: MAX_JWKS_BYTES,
@@ -180,7 +213,7 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
     lastFetchAt = now;
     const run = download().then(
       (usable) => {
-        keys = indexKeys(usable, clock());
+        keys = indexKeys(carryOver(keys, usable), clock());
         lastFetchFailed = false;
         lastError = undefined;
         pending = undefined;
@@ -202,7 +235,7 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   function unavailable(reason: string): TokenAuthError {
     const cause = lastError;
     const retryAfter = Math.max(1, Math.ceil(coolingFor(clock())));
-    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : reason;
+    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : reasonOf(cause) ?? reason;
     return new TokenAuthError('verification_unavailable', { reason: why, retryAfter, cause });
   }
 

@@ -3,16 +3,42 @@ import type { JwsHeader } from '../jws';
 import type { Algorithm } from './algorithms';
 
 /**
+ * A verification key as its source holds it. `withdrawn` turns true, once and for good, when the source learns
+ * that the issuer no longer publishes the key (a JWKS refetch without it): results it verified are then no
+ * longer served from the cache. A plain property, so that the cache's hit path pays one read for the rule.
+ */
+export interface KeyHandle {
+  readonly withdrawn: boolean;
+}
+
+/** The handle of keys that are never withdrawn (static keys, app resolvers): shared, so hits stay monomorphic. */
+export const ALWAYS_HELD: KeyHandle = Object.freeze({ withdrawn: false });
+
+const handles = new WeakMap<KeyObject, KeyHandle>();
+
+/** Record the handle of a key a source hands out (JWKS, discovery), for `keyHandle` to find after verification. */
+export function holdKey(key: KeyObject, handle: KeyHandle): void {
+  handles.set(key, handle);
+}
+
+/** The handle of a key that verified a token: ALWAYS_HELD for keys no source can withdraw. Miss path only. */
+export function keyHandle(key: KeyObject): KeyHandle {
+  return handles.get(key) ?? ALWAYS_HELD;
+}
+
+/**
  * A source of verification keys for locally checked JWS tokens. `keyFor` may answer synchronously (static keys:
  * the whole verification then stays synchronous) or with a promise (JWKS, app resolvers). It throws or rejects
  * with a TokenAuthError: `invalid_token` when no key fits the header, `verification_unavailable` when keys cannot
- * be had right now.
+ * be had right now. `payload` is the token's decoded, not yet verified payload: a source serving several issuers
+ * routes by its `iss` (the signature is then checked with that issuer's key, so a lie there only fails); sources
+ * of one key set ignore it.
  */
 export interface SigningKeySource {
   readonly kind: 'jws';
   /** Algorithms a token header may name (never `none`). */
   readonly algorithms: ReadonlySet<Algorithm>;
-  keyFor(header: JwsHeader): KeyObject | Promise<KeyObject>;
+  keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyObject | Promise<KeyObject>;
   close(): void;
 }
 

@@ -17,7 +17,7 @@ function fail(message: string): never {
 function algorithmsFor(key: KeyObject, requested: readonly Algorithm[] | undefined, what: string): ReadonlySet<Algorithm> {
   if (requested === undefined) {
     const alg = defaultAlgorithm(key);
-    if (alg === undefined) fail(`${what} is not a key this package can verify with (use an HMAC secret, RSA, or EC P-256/P-384/P-521)`);
+    if (alg === undefined) fail(`${what} is not a key this package can verify with (use an HMAC secret, RSA, EC P-256/P-384/P-521, Ed25519 or Ed448)`);
     return new Set([alg]);
   }
   for (const alg of requested) {
@@ -67,11 +67,11 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
     if (bits < MIN_RSA_BITS) fail(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
   }
-  if (algorithmsForKey(key).length === 0) fail(`${what} is not an RSA or EC P-256/P-384/P-521 public key`);
+  if (algorithmsForKey(key).length === 0) fail(`${what} is not an RSA, EC P-256/P-384/P-521, Ed25519 or Ed448 public key`);
   return key;
 }
 
-/** `{ publicKey }`: one RSA or EC public key, parsed once. */
+/** `{ publicKey }`: one RSA, EC or Edwards-curve (Ed25519, Ed448) public key, parsed once. */
 export function publicKeySource(publicKey: unknown, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
   const key = toPublicKey(publicKey, 'key.publicKey');
   return fixedKeySource(key, algorithmsFor(key, algorithms, 'this public key'));

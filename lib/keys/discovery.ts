@@ -1,0 +1,206 @@
+import type { KeyObject } from 'node:crypto';
+import { isObject } from '../claims';
+import { TokenAuthError } from '../errors';
+import type { JwsHeader } from '../jws';
+import type { Algorithm } from './algorithms';
+import { fetchBounded, RemoteFetchError } from './bounded-fetch';
+import { jwksKeySource } from './jwks';
+import { checkRemoteUrl } from './remote-url';
+import type { SigningKeySource } from './source';
+
+function fail(message: string): never {
+  throw new TypeError(`express-verified-user: ${message}`);
+}
+
+/** One configured authorization server: its base URL exactly as given (the issuer it must name) and parsed. */
+export interface IssuerBase {
+  base: string;
+  url: URL;
+}
+
+/** Largest metadata document read (256 KiB); real ones are a few kilobytes. */
+export const MAX_METADATA_BYTES = 256 * 1024;
+
+/** Without its one trailing slash, if it has one: RFC 8414 §3.3 tolerates that difference and no other. */
+function withoutTrailingSlash(value: string): string {
+  return value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+/**
+ * Validate the `issuerBaseURL` option once, at set-up: a URL string or a non-empty array of them, each `https:`
+ * (plain `http:` only on loopback or with `allowInsecureHttp`), without query or fragment (RFC 8414 §2: an issuer
+ * has neither), no two naming the same issuer. It replaces `key` and `issuer`, so giving either as well is a
+ * TypeError. Undefined when the option is absent.
+ */
+export function resolveIssuerBaseURL(
+  options: { issuerBaseURL?: unknown; key?: unknown; issuer?: unknown },
+  allowInsecureHttp: boolean,
+): readonly IssuerBase[] | undefined {
+  const value = options.issuerBaseURL;
+  if (value === undefined) return undefined;
+  if (options.key !== undefined) fail('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
+  if (options.issuer !== undefined) fail('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  if (list.length === 0) fail('option "issuerBaseURL" must be a URL string or a non-empty array of them');
+  const seen = new Set<string>();
+  return list.map((entry, index) => {
+    const name = Array.isArray(value) ? `issuerBaseURL[${index}]` : 'issuerBaseURL';
+    const url = checkRemoteUrl(entry, name, allowInsecureHttp);
+    const base = entry as string;
+    if (url.search !== '') fail(`option "${name}" must not contain a query string`);
+    const same = withoutTrailingSlash(base);
+    if (seen.has(same)) fail(`option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
+    seen.add(same);
+    return { base, url };
+  });
+}
+
+/** The metadata this package reads from an authorization server. */
+interface Metadata {
+  issuer: string;
+  jwksUri: URL;
+}
+
+/** Why discovery failed, as a short reason for logs (`TokenAuthError.reason`), never for clients. */
+class DiscoveryError extends Error {
+  constructor(readonly reason: string, cause?: unknown) {
+    super(`discovery failed: ${reason}`, cause === undefined ? undefined : { cause });
+    this.name = 'DiscoveryError';
+  }
+}
+
+/**
+ * The two metadata addresses of a base URL: OpenID Connect Discovery 1.0 §4 appends
+ * `/.well-known/openid-configuration` to the issuer; RFC 8414 §3.1 inserts `/.well-known/oauth-authorization-server`
+ * between the host and the issuer's path.
+ */
+export function metadataUrls(base: URL): { openid: string; oauth: string } {
+  const path = withoutTrailingSlash(base.pathname);
+  return {
+    openid: `${base.origin}${path}/.well-known/openid-configuration`,
+    oauth: `${base.origin}/.well-known/oauth-authorization-server${path}`,
+  };
+}
+
+/** Settings shared by the issuers of one TokenAuth; durations in seconds. */
+export interface DiscoveryConfig {
+  issuers: readonly IssuerBase[];
+  cooldown: number;
+  timeout: number;
+  algorithms: readonly Algorithm[] | undefined;
+  clock: () => number;
+  allowInsecureHttp: boolean;
+}
+
+function invalidIssuer(): TokenAuthError {
+  return new TokenAuthError('invalid_token', { reason: 'iss' });
+}
+
+/** One authorization server: its metadata, fetched with its key set, and the key set itself. */
+function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKeySource {
+  const closing = new AbortController();
+  const urls = metadataUrls(issuer.url);
+  let metadata: Metadata | undefined;
+
+  async function get(url: string): Promise<{ status: number; text: string }> {
+    try {
+      return await fetchBounded(url, {
+        headers: { Accept: 'application/json' },
+        timeoutMs: config.timeout * 1000,
+        maxBytes: MAX_METADATA_BYTES,
+        signal: closing.signal,
+      });
+    } catch (err) {
+      throw new DiscoveryError(err instanceof RemoteFetchError ? `discovery-${err.failure}` : 'discovery-network', err);
+    }
+  }
+
+  async function fetchMetadata(): Promise<Metadata> {
+    let answer = await get(urls.openid);
+    if (answer.status === 404) answer = await get(urls.oauth);
+    if (answer.status !== 200) throw new DiscoveryError(`discovery-status-${answer.status}`);
+    let document: unknown;
+    try {
+      document = JSON.parse(answer.text);
+    } catch {
+      throw new DiscoveryError('discovery-json');
+    }
+    if (!isObject(document) || typeof document.issuer !== 'string') throw new DiscoveryError('discovery-issuer');
+    // RFC 8414 §3.3: the issuer must be the one asked for; only a trailing slash may differ.
+    if (withoutTrailingSlash(document.issuer) !== withoutTrailingSlash(issuer.base)) throw new DiscoveryError('discovery-issuer-mismatch');
+    let jwksUri: URL;
+    try {
+      jwksUri = checkRemoteUrl(document.jwks_uri, 'jwks_uri', config.allowInsecureHttp);
+    } catch {
+      throw new DiscoveryError('discovery-jwks-uri');
+    }
+    return { issuer: document.issuer, jwksUri };
+  }
+
+  // The metadata is fetched before each key fetch (first use, unknown kid, periodic refresh), so both share the
+  // JWKS cooldown and outage rules. A failed refresh keeps the metadata already held.
+  const keys = jwksKeySource({
+    url: issuer.url,
+    cooldown: config.cooldown,
+    timeout: config.timeout,
+    algorithms: config.algorithms,
+    clock: config.clock,
+    async locate() {
+      try {
+        metadata = await fetchMetadata();
+      } catch (err) {
+        if (metadata === undefined) throw err;
+      }
+      return metadata.jwksUri;
+    },
+  });
+
+  /** A token's `iss` must equal the discovered issuer exactly; the trailing-slash tolerance is the metadata's. */
+  function confirmed(key: KeyObject, payload: Readonly<Record<string, unknown>>): KeyObject {
+    if (metadata === undefined || payload.iss !== metadata.issuer) throw invalidIssuer();
+    return key;
+  }
+
+  return {
+    kind: 'jws',
+    algorithms: keys.algorithms,
+    keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>) {
+      if (metadata !== undefined && payload.iss !== metadata.issuer) throw invalidIssuer();
+      const key = keys.keyFor(header, payload);
+      return key instanceof Promise ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
+    },
+    close() {
+      closing.abort();
+      keys.close();
+    },
+  };
+}
+
+/**
+ * `issuerBaseURL`: keys of one or several authorization servers found by discovery (SPEC §10). A token is routed
+ * by its unverified `iss`: it must name one of the configured base URLs (give or take one trailing slash) before
+ * anything is fetched, and then equal that server's discovered `issuer` exactly. Each server has its own key set,
+ * so one server's keys never verify another's tokens, whatever their `kid`s.
+ */
+export function discoveryKeySource(config: DiscoveryConfig): SigningKeySource {
+  const sources = config.issuers.map((issuer) => issuerKeySource(issuer, config));
+  const routes = new Map<string, SigningKeySource>();
+  config.issuers.forEach((issuer, index) => {
+    const same = withoutTrailingSlash(issuer.base);
+    routes.set(same, sources[index]);
+    routes.set(`${same}/`, sources[index]);
+  });
+  return {
+    kind: 'jws',
+    algorithms: sources[0].algorithms,
+    keyFor(header, payload) {
+      const iss = payload.iss;
+      const source = typeof iss === 'string' ? routes.get(iss) : undefined;
+      if (source === undefined) throw invalidIssuer();
+      return source.keyFor(header, payload);
+    },
+    close() {
+      for (const source of sources) source.close();
+    },
+  };
+}
