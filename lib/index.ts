@@ -15,3 +15,5 @@ export type { CacheStats } from './cache';
 export type { KeyResolver } from './keys/static';
 export type { JwsHeader } from './jws';
 export type { Algorithm } from './keys/algorithms';
+export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientCertificate } from './dpop/options';
+export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';

@@ -1,4 +1,5 @@
 'use strict';
+/* global TextEncoder, btoa, crypto */ // browser globals (the shared ESLint config lists Node's)
 // DPoP in the browser (RFC 9449): a non-extractable key, an RFC 7638 thumbprint, and one proof per request.
 (function () {
   const encoder = new TextEncoder();
