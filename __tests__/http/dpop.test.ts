@@ -150,6 +150,16 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
     });
   });
 
+  it('answers 403 insufficient_scope in the DPoP challenge to a DPoP request lacking a scope', async () => {
+    const { origin } = await serve({ dpop: {} });
+    const token = issuer.sign({ scopes: ['email'] });
+    const res = await request(origin).get('/me').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token })));
+    expect(res.status).toBe(403);
+    expect(res.headers['www-authenticate']).toBe(
+      `DPoP realm="api", algs="${ALGS}", error="insufficient_scope", error_description="Insufficient scope", scope="identify", Bearer realm="api"`,
+    );
+  });
+
   describe('refusing a proof (RFC 9449 §4.3), one check broken at a time', () => {
     let origin: string;
     let token: string;
@@ -166,6 +176,7 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
     it('with another method (htm)', () => expectProofRefused(origin, dpopHeaders(token, good({ method: 'POST' }))));
     it('with another host in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: 'http://other.example/me' } }))));
     it('with another path in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: `${origin}/you` } }))));
+    it('with userinfo in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: origin.replace('//', '//user@') + '/me' } }))));
     it('with a query in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: `${origin}/me?page=2` } }))));
     it('with iat before the window', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { iat: now - 61 } }))));
     it('with iat in the future', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { iat: now + 30 } }))));
@@ -184,6 +195,12 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
       const stranger = createDpopHolder('ES256', clock);
       const forged = stranger.proof({ method: 'GET', url: url(), token, header: { jwk: holder.publicJwk } });
       return expectProofRefused(origin, dpopHeaders(token, forged));
+    });
+    it('whose signature was made over other content (its jwk known from an earlier proof)', async () => {
+      await request(origin).get('/me').set(dpopHeaders(token, good())).expect(200);
+      const [h, , sig] = good().split('.');
+      const { payload } = parts(good());
+      return expectProofRefused(origin, dpopHeaders(token, `${h}.${b64({ ...payload, jti: 'another' })}.${sig}`));
     });
     it('with alg none', () => {
       const { payload } = parts(good());

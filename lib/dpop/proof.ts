@@ -86,12 +86,16 @@ function keyFits(alg: string, jwk: Record<string, unknown>, key: KeyObject): boo
   return alg === 'EdDSA' && jwk.kty === 'OKP' && (jwk.crv === 'Ed25519' || jwk.crv === 'Ed448');
 }
 
-/** RFC 9449 §4.3 checks 3–6 on the header: `typ`, an asymmetric `alg`, a public `jwk` that fits it. */
-function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey {
+/**
+ * RFC 9449 §4.3 checks 3–6 on the header: `typ`, an asymmetric `alg`, a public `jwk` that fits it. `fresh` is
+ * true when the header was not in the cache: the caller adds it once the signature has verified, so unsigned
+ * junk cannot push the keys of real clients out.
+ */
+function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey & { fresh: boolean } {
   const known = knownHeaders.get(segment);
   if (known !== undefined) {
     if (!algorithms.has(known.alg)) throw invalidProof('alg');
-    return known;
+    return { ...known, fresh: false };
   }
   const header = decodeSegment(segment, 'header');
   if (header.typ !== 'dpop+jwt') throw invalidProof('typ');
@@ -109,9 +113,7 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey 
     throw invalidProof('jwk');
   }
   if (key.type !== 'public' || !keyFits(alg, jwk, key)) throw invalidProof('jwk-alg');
-  const proofKey = { alg, key, jkt: jwkThumbprint(jwk) };
-  knownHeaders.set(Buffer.from(segment, 'latin1').toString('latin1'), proofKey);
-  return proofKey;
+  return { alg, key, jkt: jwkThumbprint(jwk), fresh: true };
 }
 
 function signatureIsGood(alg: string, key: KeyObject, input: Buffer, signature: Buffer): boolean {
@@ -141,6 +143,7 @@ export function normaliseUri(uri: string): { uri: string; extra: boolean } | und
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username !== '' || url.password !== '') return undefined;
   const path = url.pathname.replace(/%[0-9a-fA-F]{2}/g, (escape) => {
     const char = String.fromCharCode(parseInt(escape.slice(1), 16));
     return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
@@ -161,9 +164,12 @@ export function checkProof(proof: string, context: ProofContext): CheckedProof {
   if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) throw invalidProof('syntax');
   const first = proof.indexOf('.');
   const second = proof.indexOf('.', first + 1);
-  const { alg, key, jkt } = readHeader(proof.slice(0, first), context.algorithms);
+  const segment = proof.slice(0, first);
+  const { alg, key, jkt, fresh } = readHeader(segment, context.algorithms);
   const signature = Buffer.from(proof.slice(second + 1), 'base64url');
   if (!signatureIsGood(alg, key, Buffer.from(proof.slice(0, second)), signature)) throw invalidProof('signature');
+  // A flat copy of the segment: a slice would keep the whole proof alive in the cache.
+  if (fresh) knownHeaders.set(Buffer.from(segment, 'latin1').toString('latin1'), { alg, key, jkt });
 
   const payload = decodeSegment(proof.slice(first + 1, second), 'payload');
   const { jti, htm, htu, iat, ath } = payload;
