@@ -6,6 +6,7 @@ const build = (extra: Record<string, unknown>) => () => createTokenAuth({ ...bas
 describe('dpop and mtls options, checked at createTokenAuth', () => {
   it.each([
     [{ dpop: 'yes' }, /"dpop" must be an object/],
+    [{ dpop: true }, /"dpop" must be an object/],
     [{ dpop: { requried: true } }, /unknown option "dpop.requried"/],
     [{ dpop: { required: 'yes' } }, /"dpop.required" must be a boolean/],
     [{ dpop: { iatWindow: '60' } }, /"dpop.iatWindow"/],

@@ -87,8 +87,8 @@ function resolveNonce(value: unknown): ResolvedDpop['nonce'] {
 
 /** Validate the `dpop` option once (TypeErrors name the option); undefined when DPoP is off. */
 export function resolveDpop(value: unknown): ResolvedDpop | undefined {
-  if (value === undefined || value === false) return undefined;
-  const dpop = value === true ? {} : plainObject(value, 'dpop');
+  if (value === undefined) return undefined;
+  const dpop = plainObject(value, 'dpop');
   for (const name of Object.keys(dpop)) if (!KNOWN_DPOP.has(name)) fail(`unknown option "dpop.${name}"`);
   if (dpop.required !== undefined && typeof dpop.required !== 'boolean') fail('option "dpop.required" must be a boolean');
   const iatWindow = dpop.iatWindow === undefined ? 60 : parseDuration(dpop.iatWindow, 'dpop.iatWindow');
