@@ -1,10 +1,11 @@
 import type { Request } from 'express';
-import { alphabetFault, authorizationField, bearerCredential, checkTokenSyntax, type TokenSyntax } from './bearer';
+import { alphabetFault, checkTokenSyntax, type TokenSyntax } from './bearer';
 import type { VerifiedClaims } from './claims';
 import { debugRefusal } from './debug';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
 import { checkScopes, NO_SCOPES, type ScopeRequirement } from './scopes';
+import { createSenderConstraint } from './dpop/binding';
 import { isThenable, type MaybePromise, type Verifier } from './verifier';
 
 /**
@@ -31,6 +32,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     throw new TokenAuthError('internal', { reason, cause: err });
   };
   const revocationFailed = hookFailed('isRevoked-threw');
+  const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, realm, clock: options.clock, clockTolerance: options.rules.clockTolerance });
   const tokenHookFailed = hookFailed('getToken-threw');
 
   function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
@@ -73,8 +75,13 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       throw new TokenAuthError('missing_token');
     }
     const claims = verifier.verify(token, precheck);
-    if (!isThenable(claims)) return authorize(claims, requirement, req);
-    return claims.then((c) => authorize(c, requirement, req));
+    // Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request.
+    const bound = (c: VerifiedClaims) => {
+      const held = req === undefined ? c : sender.checkBinding(req, token, c);
+      return isThenable(held) ? held.then((h) => authorize(h, requirement, req)) : authorize(held, requirement, req);
+    };
+    if (!isThenable(claims)) return bound(claims);
+    return claims.then(bound);
   }
 
   function fromHook(req: Request): MaybePromise<string | undefined | TokenAuthError> {
@@ -83,8 +90,8 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     return isThenable(found) ? found.then(checked) : checked(found);
   }
 
-  const challenged = (err: unknown): never => {
-    throw withChallenge(asTokenAuthError(err), realm);
+  const challenged = (err: unknown, req?: Request): never => {
+    throw withChallenge(sender.challenge(asTokenAuthError(err), req), realm);
   };
 
   return {
@@ -95,16 +102,16 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
         let token: MaybePromise<string | undefined | TokenAuthError>;
         try {
           // The header's credential has its alphabet checked by the verifier, on a cache miss only.
-          token = getToken === undefined ? bearerCredential(authorizationField(req.headers, req.rawHeaders), maxTokenLength) : fromHook(req);
+          token = getToken === undefined ? sender.credential(req, maxTokenLength) : fromHook(req);
         } catch (err) {
           return tokenHookFailed(err);
         }
         const result = isThenable(token)
           ? token.then((t) => check(t, requirement, optional, req), tokenHookFailed)
           : check(token, requirement, optional, req, getToken === undefined ? alphabet : undefined);
-        return isThenable(result) ? result.catch(challenged) : result;
+        return isThenable(result) ? result.catch((err: unknown) => challenged(err, req)) : result;
       } catch (err) {
-        return challenged(err);
+        return challenged(err, req);
       }
     },
     async verifyToken(token) {

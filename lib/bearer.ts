@@ -55,7 +55,7 @@ function isBearerScheme(value: string): boolean {
  * Strip HTTP optional whitespace (SP, HTAB; RFC 9110 §5.6.3) only. String#trim would also strip U+00A0, which
  * a Latin-1 header value can hold, and so accept a token with a stray byte as if it were the token.
  */
-function trimOws(value: string): string {
+export function trimOws(value: string): string {
   let start = 0;
   let end = value.length;
   while (start < end && (value.charCodeAt(start) === 32 || value.charCodeAt(start) === 9)) start++;

@@ -8,7 +8,9 @@ export type TokenAuthErrorCode =
   | 'invalid_request'
   | 'not_found'
   | 'method_not_allowed'
-  | 'internal';
+  | 'internal'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 /** The JSON body of every error answer: `{ status: 'error', message }`. */
 export interface ErrorBody {
@@ -26,6 +28,8 @@ const STATUS: Record<TokenAuthErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   internal: 500,
+  invalid_dpop_proof: 401,
+  use_dpop_nonce: 401,
 };
 
 const MESSAGE: Record<TokenAuthErrorCode, string> = {
@@ -38,6 +42,8 @@ const MESSAGE: Record<TokenAuthErrorCode, string> = {
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
   internal: 'Internal server error',
+  invalid_dpop_proof: 'Invalid DPoP proof',
+  use_dpop_nonce: 'DPoP nonce required',
 };
 
 /**

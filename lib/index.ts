@@ -17,3 +17,5 @@ export type { JwsHeader } from './jws';
 export type { Algorithm } from './keys/algorithms';
 export type { ClaimsMode, ClaimsOf, JwtClaims, AccessTokenClaims, ClaimsValidator } from './claim-modes';
 export type { ScopeClaimOption } from './scope-claim';
+export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientCertificate } from './dpop/options';
+export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';

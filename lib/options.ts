@@ -9,6 +9,7 @@ import type { KeyResolver } from './keys/static';
 import { resolveIssuerBaseURL, type IssuerBase } from './keys/discovery';
 import type { RegisteredClaimRules } from './registered';
 import type { ScopeClaimOption } from './scope-claim';
+import { resolveDpop, resolveMtls, type DpopOptions, type MtlsOptions, type ResolvedDpop, type ResolvedMtls } from './dpop/options';
 
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
 export interface JwksKeyOption {
@@ -92,6 +93,10 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
   onError?: (err: TokenAuthError, req: Request | undefined) => void;
   /** Allow `http:` key or upstream URLs outside loopback (default false). */
   allowInsecureHttp?: boolean;
+  /** Accept DPoP-bound tokens with their proofs (RFC 9449; SPEC §11). */
+  dpop?: DpopOptions;
+  /** Where the client certificate of mTLS-bound tokens comes from (RFC 8705; SPEC §11). */
+  mtls?: MtlsOptions;
 }
 
 /** Options after validation, with defaults applied and durations in seconds. */
@@ -111,12 +116,15 @@ export interface ResolvedOptions {
   realm: string;
   onError: TokenAuthOptions['onError'];
   allowInsecureHttp: boolean;
+  dpop: ResolvedDpop | undefined;
+  mtls: ResolvedMtls;
 }
 
 const KNOWN_OPTIONS = new Set([
   'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
   'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL',
+  'dpop', 'mtls',
 ]);
 const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl']);
 
@@ -225,5 +233,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     realm,
     onError: optionalFunction(input.onError, 'onError'),
     allowInsecureHttp: input.allowInsecureHttp ?? false,
+    dpop: resolveDpop(input.dpop),
+    mtls: resolveMtls(input.mtls),
   };
 }

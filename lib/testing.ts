@@ -1,7 +1,8 @@
-import { constants, createHmac, createSecretKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { constants, createHash, createHmac, createSecretKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenAuthOptions } from './options';
+import { jwkThumbprint } from './dpop/proof';
 
 /** Options of `createTestIssuer`. */
 export interface TestIssuerOptions {
@@ -17,6 +18,34 @@ export interface TestIssuerOptions {
   lifetime?: number;
   /** Clock for `iat`/`exp`, in seconds (default: the system clock). */
   clock?: () => number;
+  /** Mint DPoP-bound tokens (`cnf.jkt` of `holder`'s key) and turn `dpop` on in `options`. */
+  dpop?: boolean;
+}
+
+/** What a DPoP proof is made for (RFC 9449 §4.2). */
+export interface DpopProofRequest {
+  /** HTTP method (`htm`). */
+  method: string;
+  /** The request's URL (`htu`; query and fragment are dropped). */
+  url: string;
+  /** The access token sent with the proof (`ath`); omit for a proof without one. */
+  token?: string;
+  /** The server's last `DPoP-Nonce`. */
+  nonce?: string;
+  /** Claims to replace (`iat`, `jti`, …); `undefined` removes one. For tests of refusals. */
+  claims?: Record<string, unknown>;
+  /** Header parameters to replace. For tests of refusals. */
+  header?: Record<string, unknown>;
+}
+
+/** A DPoP key holder: the client side of RFC 9449, for tests. */
+export interface DpopHolder {
+  /** RFC 7638 thumbprint of the public key: the `cnf.jkt` of tokens bound to this holder. */
+  readonly jkt: string;
+  /** The public key as a JWK. */
+  readonly publicJwk: Record<string, unknown>;
+  /** A fresh proof (new `jti`, `iat` now) for one request. */
+  proof(request: DpopProofRequest): string;
 }
 
 /** An in-memory issuer of valid Shape B tokens for an app's own tests. */
@@ -41,8 +70,48 @@ export interface TestIssuer {
    * `retirePrevious` is true. Not available for HS256.
    */
   rotate(options?: { retirePrevious?: boolean }): void;
+  /** With `dpop: true`: the key holder the minted tokens are bound to. */
+  readonly holder: DpopHolder | undefined;
   /** Stop the JWKS server, if any. */
   close(): Promise<void>;
+}
+
+/**
+ * A DPoP key holder with a new ES256 key (or RS256 / PS256 / EdDSA (Ed25519)), making proofs as a client
+ * would. For tests only.
+ */
+export function createDpopHolder(alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'ES256', clock: () => number = () => Date.now() / 1000): DpopHolder {
+  const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    : alg === 'EdDSA' ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const publicJwk = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
+  const jkt = jwkThumbprint(publicJwk);
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return {
+    jkt,
+    publicJwk,
+    proof({ method, url, token, nonce, claims = {}, header = {} }) {
+      const target = new URL(url);
+      const payload: Record<string, unknown> = {
+        jti: randomUUID(),
+        htm: method,
+        htu: `${target.protocol}//${target.host}${target.pathname}`,
+        iat: Math.floor(clock()),
+      };
+      if (token !== undefined) payload.ath = createHash('sha256').update(token).digest('base64url');
+      if (nonce !== undefined) payload.nonce = nonce;
+      for (const [name, value] of Object.entries(claims)) {
+        if (value === undefined) delete payload[name];
+        else payload[name] = value;
+      }
+      const input = `${encode({ typ: 'dpop+jwt', alg, jwk: publicJwk, ...header })}.${encode(payload)}`;
+      const options = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const }
+        : alg === 'PS256' ? { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }
+          : { key: privateKey };
+      const signature = cryptoSign(alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), options);
+      return `${input}.${signature.toString('base64url')}`;
+    },
+  };
 }
 
 /** Algorithms `signToken` can produce. */
@@ -119,6 +188,7 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
   });
   const served = opts.jwks === true ? await serveJwks(jwksBody, () => jwksRequests++) : undefined;
 
+  const holder = opts.dpop === true ? createDpopHolder('ES256', clock) : undefined;
   const options: TokenAuthOptions = {
     key: secret !== undefined ? { secret }
       : served !== undefined ? { jwksUri: served.uri, cooldown: 0 }
@@ -126,6 +196,7 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
     issuer,
     audience,
     algorithms: [alg],
+    ...(holder === undefined ? {} : { dpop: {} }),
   };
 
   const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
@@ -145,6 +216,7 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
       metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user/testing' },
       sub: null,
     };
+    if (holder !== undefined) payload.cnf = { jkt: holder.jkt };
     for (const [name, value] of Object.entries(overrides)) {
       if (value === undefined) delete payload[name];
       else payload[name] = value;
@@ -160,6 +232,7 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
       return signToken(claims(overrides), secret ?? current.privateKey, alg, { ...kid, ...header });
     },
     options,
+    holder,
     jwksUri: served?.uri,
     get jwksRequests() {
       return jwksRequests;

@@ -1,0 +1,103 @@
+import request from 'supertest';
+import { createTokenAuth, type TokenAuthOptions } from '../../lib';
+import { spawnJsonLineChild, type JsonLineChild } from '../fixtures/child';
+import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { listen, type Listening } from '../fixtures/listen';
+
+// Real parts on both sides: DPoP-bound access tokens issued by oidc-provider 9 (DPoP feature on, client
+// credentials), proofs made by oauth4webapi 3 with a non-extractable WebCrypto key; both ESM-only, so spawned.
+jest.setTimeout(30_000);
+
+const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA';
+const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", Bearer realm="api"`;
+
+interface Proof { authorization: string; dpop: string }
+interface Answer { status: number; headers: Record<string, string>; body: string; retried: boolean; error?: string }
+
+let server: JsonLineChild;
+let client: JsonLineChild;
+let token: string;
+
+beforeAll(async () => {
+  server = await spawnJsonLineChild('dpop-authorization-server.mjs', true);
+  client = await spawnJsonLineChild('dpop-client.mjs', false);
+  const issued = await client.ask<{ token: string; tokenType: string; error?: string }>({ op: 'token', ...server.ready });
+  expect(issued.error).toBeUndefined();
+  expect(issued.tokenType.toLowerCase()).toBe('dpop');
+  token = issued.token;
+});
+
+afterAll(async () => {
+  await client?.stop();
+  await server?.stop();
+});
+
+describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs through %s', (_name, express) => {
+  const open: Listening[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+
+  async function serve(dpop: TokenAuthOptions['dpop'] = {}): Promise<string> {
+    const auth = createTokenAuth({
+      key: { jwksUri: server.ready.jwksUri as string },
+      issuer: server.ready.issuer as string,
+      audience: server.ready.resource as string,
+      algorithms: ['ES256'],
+      claims: 'jwt',
+      dpop,
+    });
+    const app = express();
+    app.get('/orders', auth.requireVerifiedUser(['identify']), (req, res) => {
+      res.json({ client: req.auth?.client_id });
+    });
+    const listening = await listen(app);
+    open.push(listening);
+    return listening.origin;
+  }
+
+  const proofFor = (method: string, url: string, forToken = token) => client.ask<Proof>({ op: 'proof', method, url, token: forToken });
+  async function expectRefused(origin: string, proof: Proof) {
+    const res = await request(origin).get('/orders').set({ Authorization: proof.authorization, DPoP: proof.dpop });
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe(PROOF_CHALLENGE);
+    expect(res.body).toEqual({ status: 'error', message: 'Invalid DPoP proof' });
+  }
+
+  it('accepts the provider\'s bound token with the library\'s proof, sent by the library', async () => {
+    const origin = await serve();
+    const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token });
+    expect(answer.error).toBeUndefined();
+    expect(answer.retried).toBe(false);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ client: 'dpop-client' });
+  });
+
+  it('serves the library its nonce: use_dpop_nonce first, then 200 on its retry', async () => {
+    const origin = await serve({ nonce: { secret: 'a-nonce-secret-of-at-least-32-bytes-long' } });
+    const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token });
+    expect(answer.retried).toBe(true);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['dpop-nonce']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('refuses the provider\'s bound token presented as Bearer', async () => {
+    const origin = await serve();
+    const res = await request(origin).get('/orders').set({ Authorization: `Bearer ${token}` });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
+  });
+
+  it('refuses the library\'s proofs made for another method, host, path, or token, and a replay', async () => {
+    const origin = await serve();
+    await expectRefused(origin, await proofFor('POST', `${origin}/orders`));
+    await expectRefused(origin, await proofFor('GET', `http://localhost:${new URL(origin).port}/orders`));
+    await expectRefused(origin, await proofFor('GET', `${origin}/invoices`));
+    const [h, p] = token.split('.');
+    const other = await proofFor('GET', `${origin}/orders`, `${h}.${p}.x`);
+    await expectRefused(origin, { authorization: `DPoP ${token}`, dpop: other.dpop });
+    const once = await proofFor('GET', `${origin}/orders`);
+    await request(origin).get('/orders').set({ Authorization: once.authorization, DPoP: once.dpop }).expect(200);
+    await expectRefused(origin, once);
+  });
+});

@@ -1,0 +1,90 @@
+'use strict';
+// The cost of a DPoP request next to a Bearer one, in one process, no HTTP: the middleware on a minimal request
+// object, CPU µs per request (process.cpuUsage), hot (token verdict cached, proof key seen before) and cold (no
+// result cache, a new proof key every request). Proofs are made before timing (a client makes them); each is
+// used once. Interleaved rounds, medians.  Usage: npm run build && node bench/dpop.js [rounds] [requests]
+const path = require('node:path');
+
+const dist = path.join(__dirname, '..', 'dist');
+const { createTokenAuth } = require(`${dist}/index.js`);
+const { createTestIssuer, createDpopHolder } = require(`${dist}/testing.js`);
+
+const ROUNDS = Number(process.argv[2] ?? 7);
+const REQUESTS = Number(process.argv[3] ?? 400);
+const URL_ = 'http://api.test/orders';
+
+/** Just what the middleware reads of an Express request. */
+function requestFor(authorization, proof) {
+  const headers = { host: 'api.test', authorization };
+  const rawHeaders = ['Host', 'api.test', 'Authorization', authorization];
+  if (proof !== undefined) {
+    headers.dpop = proof;
+    rawHeaders.push('DPoP', proof);
+  }
+  return {
+    method: 'GET', protocol: 'http', originalUrl: '/orders', headers, rawHeaders,
+    socket: { remoteAddress: '127.0.0.1' },
+    app: { get: () => () => false },
+    get: (name) => headers[name.toLowerCase()],
+    res: { setHeader: () => undefined },
+  };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+function cpuMicrosPerRequest(middleware, requests) {
+  let failures = 0;
+  const res = { status: () => res, setHeader: () => undefined, json: () => failures++, headersSent: false };
+  const before = process.cpuUsage();
+  for (const req of requests) middleware(req, res, () => undefined);
+  const used = process.cpuUsage(before);
+  if (failures > 0) throw new Error(`${failures} requests failed`);
+  return (used.user + used.system) / requests.length;
+}
+
+async function main() {
+  const issuer = await createTestIssuer({ alg: 'ES256', dpop: true });
+  const holder = issuer.holder;
+  const base = { ...issuer.options, dpop: {} };
+  const middleware = {
+    hot: createTokenAuth(base).requireVerifiedUser(['identify']),
+    cold: createTokenAuth({ ...base, cache: false }).requireVerifiedUser(['identify']),
+  };
+  // More keys than the proof-header cache holds (1000), used in turn: every cold proof imports its key afresh.
+  const coldHolders = Array.from({ length: 1200 }, () => createDpopHolder('ES256'));
+  let coldIndex = 0;
+  const hotToken = issuer.sign();
+  const hotBearer = issuer.sign({ cnf: undefined });
+
+  const scenarios = {
+    'Bearer, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${hotBearer}`))],
+    'DPoP, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${hotToken}`, holder.proof({ method: 'GET', url: URL_, token: hotToken })))],
+    'Bearer, cold': () => ['cold', Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${issuer.sign({ cnf: undefined })}`))],
+    'DPoP, cold': () => ['cold', Array.from({ length: REQUESTS }, () => {
+      const h = coldHolders[coldIndex++ % coldHolders.length];
+      const token = issuer.sign({ cnf: { jkt: h.jkt } });
+      return requestFor(`DPoP ${token}`, h.proof({ method: 'GET', url: URL_, token }));
+    })],
+  };
+  const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
+  for (const name of Object.keys(scenarios)) cpuMicrosPerRequest(middleware[scenarios[name]()[0]], scenarios[name]()[1].slice(0, 50)); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of Object.keys(scenarios)) {
+      const [kind, requests] = scenarios[name]();
+      results[name].push(cpuMicrosPerRequest(middleware[kind], requests));
+    }
+  }
+  console.log(`node ${process.version}, ${ROUNDS} interleaved rounds x ${REQUESTS} requests, median CPU µs per request (ES256 token, ES256 proof)`);
+  const bearer = { hot: median(results['Bearer, hot']), cold: median(results['Bearer, cold']) };
+  for (const [name, values] of Object.entries(results)) {
+    const m = median(values);
+    const ratio = m / bearer[name.endsWith('hot') ? 'hot' : 'cold'];
+    console.log(`  ${name.padEnd(13)} ${m.toFixed(1).padStart(7)} µs   x${ratio.toFixed(2)} Bearer`);
+  }
+  await issuer.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,163 @@
+import type { Request } from 'express';
+import { createHash } from 'node:crypto';
+import { authorizationField, bearerCredential } from '../bearer';
+import { isObject, type VerifiedClaims } from '../claims';
+import { bearerChallenge, TokenAuthError } from '../errors';
+import type { MaybePromise } from '../verifier';
+import { dpopCredential, isDpopScheme, proofField } from './extract';
+import { checkCertificateBinding } from './mtls';
+import { createNonceIssuer } from './nonce';
+import type { ResolvedDpop, ResolvedMtls } from './options';
+import { checkProof, invalidProof, normaliseUri } from './proof';
+
+/**
+ * Sender constraint, the pipeline's one seam for DPoP (RFC 9449) and mTLS-bound tokens (RFC 8705): which
+ * credential a request carries, whether the verified token is bound to the sender, and the challenges to answer
+ * with. Proofs are checked on every request, after the (cached) token verdict; nothing about them is cached.
+ */
+export interface SenderConstraint {
+  /** The access token of the Authorization header (Bearer, or DPoP when `dpop` is on), or its fault. */
+  credential(req: Request, maxTokenLength: number): string | undefined | TokenAuthError;
+  /** The claims when the token is used by its holder; throws or rejects with a TokenAuthError otherwise. */
+  checkBinding(req: Request, token: string, claims: VerifiedClaims): MaybePromise<VerifiedClaims>;
+  /** Add the DPoP challenges (RFC 9449 §7.1) to a failure, when DPoP is on. */
+  challenge(err: TokenAuthError, req: Request | undefined): TokenAuthError;
+}
+
+/** What the binding step needs from the resolved options. */
+export interface SenderConstraintConfig {
+  dpop: ResolvedDpop | undefined;
+  mtls: ResolvedMtls;
+  realm: string;
+  clock: () => number;
+  clockTolerance: number;
+}
+
+type TrustProxy = (address: string | undefined, hop: number) => boolean;
+
+/**
+ * The request's host as Express 5's `req.host` reads it (Express 4's `req.hostname` drops the port):
+ * `X-Forwarded-Host` only when `trust proxy` trusts the peer, else `Host`.
+ */
+function requestHost(req: Request): string | undefined {
+  const trust = req.app.get('trust proxy fn') as TrustProxy | undefined;
+  let host = req.get('X-Forwarded-Host');
+  if (host === undefined || trust === undefined || !trust(req.socket.remoteAddress, 0)) host = req.get('Host');
+  else if (host.includes(',')) host = host.slice(0, host.indexOf(',')).trimEnd();
+  return host === undefined || host === '' ? undefined : host;
+}
+
+/** The normalised request URI without query and fragment, from `req.protocol` and the host (RFC 9449 §4.3). */
+function requestUri(req: Request): string | undefined {
+  const host = requestHost(req);
+  if (host === undefined) return undefined;
+  const url = req.originalUrl;
+  const end = url.search(/[?#]/);
+  const path = end < 0 ? url : url.slice(0, end);
+  if (!path.startsWith('/')) return undefined;
+  return normaliseUri(`${req.protocol}://${host}${path}`)?.uri;
+}
+
+const STORE_DOWN = (cause: unknown) => new TokenAuthError('verification_unavailable', { reason: 'dpop:replay-store', cause, retryAfter: 5 });
+
+/** Build the sender-constraint step of one TokenAuth. */
+export function createSenderConstraint(config: SenderConstraintConfig): SenderConstraint {
+  const { dpop, mtls, realm, clock, clockTolerance } = config;
+  const nonces = dpop?.nonce === undefined ? undefined : createNonceIssuer(dpop.nonce.secret, dpop.nonce.lifetime);
+
+  /** RFC 9449 §4.3 on the request's proof, then the binding, the nonce and single use. */
+  function checkDpop(req: Request, token: string, jkt: unknown, claims: VerifiedClaims, settings: ResolvedDpop): MaybePromise<VerifiedClaims> {
+    const proof = proofField(req);
+    if (proof === undefined) throw invalidProof('header');
+    const uri = requestUri(req);
+    if (uri === undefined) throw invalidProof('request-uri');
+    const now = clock();
+    const checked = checkProof(proof, {
+      method: req.method, uri, token, now, iatWindow: settings.iatWindow, clockTolerance, algorithms: settings.algorithms,
+    });
+    if (checked.jkt !== jkt) throw invalidProof('jkt');
+    if (nonces !== undefined) {
+      const next = nonces.current(now);
+      if (!nonces.accepts(checked.nonce, now)) {
+        throw new TokenAuthError('use_dpop_nonce', { reason: 'dpop:nonce', headers: { 'DPoP-Nonce': next } });
+      }
+      // Set before next(): the handler's answer carries the nonce for the client's next proof.
+      req.res?.setHeader('DPoP-Nonce', next);
+    }
+    const id = createHash('sha256').update(`${checked.jkt}.${checked.jti}`).digest('base64url');
+    let first: boolean | Promise<boolean>;
+    try {
+      first = settings.replay.claimOnce(id, Math.ceil(checked.iat + settings.iatWindow));
+    } catch (err) {
+      throw STORE_DOWN(err);
+    }
+    const decide = (fresh: boolean) => {
+      if (fresh !== true) throw invalidProof('replay');
+      return claims;
+    };
+    if (typeof (first as Promise<boolean>).then !== 'function') return decide(first as boolean);
+    return (first as Promise<boolean>).then(decide, (err: unknown) => {
+      throw STORE_DOWN(err);
+    });
+  }
+
+  return {
+    credential(req, maxTokenLength) {
+      const field = authorizationField(req.headers, req.rawHeaders);
+      const bearer = bearerCredential(field, maxTokenLength);
+      if (dpop === undefined) return bearer;
+      if (bearer !== undefined) {
+        if (dpop.required && typeof bearer === 'string') return new TokenAuthError('invalid_token', { reason: 'dpop:bearer-refused' });
+        return bearer;
+      }
+      return dpopCredential(field, maxTokenLength);
+    },
+
+    checkBinding(req, token, claims) {
+      const cnf = claims.cnf;
+      const viaDpop = dpop !== undefined && isDpopScheme(req.headers.authorization);
+      if (cnf === undefined && !viaDpop) return claims;
+      const bound = isObject(cnf) ? cnf : {};
+      if (bound['x5t#S256'] !== undefined) checkCertificateBinding(req, bound['x5t#S256'], mtls);
+      if (dpop === undefined) return claims;
+      if (!viaDpop) {
+        // RFC 9449 §7.2: a DPoP-bound token presented as a bearer token is refused.
+        if (bound.jkt !== undefined) throw new TokenAuthError('invalid_token', { reason: 'dpop:bound-token-as-bearer' });
+        return claims;
+      }
+      if (typeof bound.jkt !== 'string') throw new TokenAuthError('invalid_token', { reason: 'dpop:token-not-bound' });
+      return checkDpop(req, token, bound.jkt, claims, dpop);
+    },
+
+    challenge(err, req) {
+      if (dpop === undefined || err.headers['WWW-Authenticate'] !== undefined) return err;
+      let error: string | undefined;
+      let extra = '';
+      switch (err.code) {
+        case 'missing_token':
+          break;
+        case 'invalid_dpop_proof':
+        case 'use_dpop_nonce':
+          error = err.code;
+          break;
+        case 'invalid_token':
+        case 'token_expired':
+          error = 'invalid_token';
+          break;
+        case 'insufficient_scope':
+          error = 'insufficient_scope';
+          extra = `, scope="${err.scope ?? ''}"`;
+          break;
+        default:
+          return err;
+      }
+      const viaDpop = dpop.required || error === 'invalid_dpop_proof' || error === 'use_dpop_nonce'
+        || (req !== undefined && isDpopScheme(req.headers.authorization));
+      let challenge = `DPoP realm="${realm}", algs="${dpop.algs}"`;
+      if (viaDpop && error !== undefined) challenge += `, error="${error}", error_description="${err.message}"${extra}`;
+      if (!dpop.required) challenge += `, ${viaDpop ? `Bearer realm="${realm}"` : bearerChallenge(err, realm)}`;
+      err.headers = { ...err.headers, 'WWW-Authenticate': challenge };
+      return err;
+    },
+  };
+}

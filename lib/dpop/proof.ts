@@ -1,0 +1,184 @@
+import { constants, createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { isObject } from '../claims';
+import { TokenAuthError } from '../errors';
+
+/** What a checked proof tells the binding step. */
+export interface CheckedProof {
+  /** RFC 7638 thumbprint of the proof's `jwk` (base64url SHA-256). */
+  jkt: string;
+  jti: string;
+  iat: number;
+  /** The proof's `nonce` claim, unchecked (nonces are the caller's business). */
+  nonce: unknown;
+}
+
+/** The request a proof must describe. */
+export interface ProofContext {
+  method: string;
+  /** The request URI without query and fragment, already normalised (`normaliseUri`). */
+  uri: string;
+  /** The access token sent with the proof, for `ath`. */
+  token: string;
+  now: number;
+  /** How far `iat` may lie in the past. */
+  iatWindow: number;
+  /** How far `iat` may lie in the future (the token clock tolerance). */
+  clockTolerance: number;
+  algorithms: ReadonlySet<string>;
+}
+
+/** What the `jwk` of a proof header resolves to; cached per header text. */
+interface ProofKey {
+  alg: string;
+  key: KeyObject;
+  jkt: string;
+}
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** Longest proof read: an RSA-4096 `jwk` makes a header of about 900 characters. */
+const MAX_PROOF_LENGTH = 8192;
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+/** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
+  EC: ['crv', 'kty', 'x', 'y'],
+  RSA: ['e', 'kty', 'n'],
+  OKP: ['crv', 'kty', 'x'],
+};
+const EC_CURVE: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' };
+
+/** A refused proof: 401 `invalid_dpop_proof`; `reason` is for logs only. */
+export function invalidProof(reason: string): TokenAuthError {
+  return new TokenAuthError('invalid_dpop_proof', { reason: `dpop:${reason}` });
+}
+
+/**
+ * Proof headers seen recently, by their base64url text: one client signs every proof with one key, so its
+ * header text repeats and the JSON parse, key import and thumbprint are done once (they cost more than the
+ * signature check). Bounded; only headers that passed every header rule are kept.
+ */
+const knownHeaders = new LRUCache<string, ProofKey>({ max: 1000 });
+
+/** RFC 7638 thumbprint of a public JWK whose required members are known to be strings. */
+export function jwkThumbprint(jwk: Record<string, unknown>): string {
+  const members = THUMBPRINT_MEMBERS[jwk.kty as string];
+  const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`;
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
+function decodeSegment(segment: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidProof(`${what}-json`);
+  }
+  if (!isObject(value)) throw invalidProof(`${what}-type`);
+  return value;
+}
+
+/** Whether a public key is the kind `alg` needs (no key confusion, no weak RSA). */
+function keyFits(alg: string, jwk: Record<string, unknown>, key: KeyObject): boolean {
+  if (alg.startsWith('ES')) return jwk.kty === 'EC' && jwk.crv === EC_CURVE[alg];
+  if (alg.startsWith('RS') || alg.startsWith('PS')) {
+    return jwk.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;
+  }
+  return alg === 'EdDSA' && jwk.kty === 'OKP' && (jwk.crv === 'Ed25519' || jwk.crv === 'Ed448');
+}
+
+/**
+ * RFC 9449 §4.3 checks 3–6 on the header: `typ`, an asymmetric `alg`, a public `jwk` that fits it. `fresh` is
+ * true when the header was not in the cache: the caller adds it once the signature has verified, so unsigned
+ * junk cannot push the keys of real clients out.
+ */
+function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey & { fresh: boolean } {
+  const known = knownHeaders.get(segment);
+  if (known !== undefined) {
+    if (!algorithms.has(known.alg)) throw invalidProof('alg');
+    return { ...known, fresh: false };
+  }
+  const header = decodeSegment(segment, 'header');
+  if (header.typ !== 'dpop+jwt') throw invalidProof('typ');
+  const alg = header.alg;
+  if (typeof alg !== 'string' || !algorithms.has(alg)) throw invalidProof('alg');
+  if (header.crit !== undefined) throw invalidProof('crit');
+  const jwk = header.jwk;
+  if (!isObject(jwk) || typeof jwk.kty !== 'string' || THUMBPRINT_MEMBERS[jwk.kty] === undefined) throw invalidProof('jwk');
+  if (PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined)) throw invalidProof('jwk-private');
+  if (THUMBPRINT_MEMBERS[jwk.kty].some((m) => typeof jwk[m] !== 'string')) throw invalidProof('jwk');
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+  } catch {
+    throw invalidProof('jwk');
+  }
+  if (key.type !== 'public' || !keyFits(alg, jwk, key)) throw invalidProof('jwk-alg');
+  return { alg, key, jkt: jwkThumbprint(jwk), fresh: true };
+}
+
+function signatureIsGood(alg: string, key: KeyObject, input: Buffer, signature: Buffer): boolean {
+  const hash = alg === 'EdDSA' ? null : `sha${alg.slice(2)}`;
+  try {
+    if (alg.startsWith('ES')) return verify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    if (alg.startsWith('PS')) {
+      return verify(hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 }, signature);
+    }
+    return verify(hash, input, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * RFC 3986 §6 normalisation of an http(s) URI, for comparing `htu`: scheme and host lower-cased, the default
+ * port dropped, dot segments removed, an empty path as `/` (all by the WHATWG parser), then percent-encodings
+ * upper-cased and those of unreserved characters decoded. Returns the URI without query and fragment and
+ * whether it had any; undefined when it is not an http(s) URI.
+ */
+export function normaliseUri(uri: string): { uri: string; extra: boolean } | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username !== '' || url.password !== '') return undefined;
+  const path = url.pathname.replace(/%[0-9a-fA-F]{2}/g, (escape) => {
+    const char = String.fromCharCode(parseInt(escape.slice(1), 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
+  });
+  return { uri: `${url.protocol}//${url.host}${path}`, extra: uri.includes('?') || uri.includes('#') };
+}
+
+/** base64url(SHA-256(token)): the `ath` a proof must carry for this token. */
+export function accessTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+/**
+ * RFC 9449 §4.3 checks 1–10 and 12 on one proof (single use and nonces are the caller's, as they need state).
+ * Throws `invalid_dpop_proof` for the first failure; never caches anything about the proof itself.
+ */
+export function checkProof(proof: string, context: ProofContext): CheckedProof {
+  if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) throw invalidProof('syntax');
+  const first = proof.indexOf('.');
+  const second = proof.indexOf('.', first + 1);
+  const segment = proof.slice(0, first);
+  const { alg, key, jkt, fresh } = readHeader(segment, context.algorithms);
+  const signature = Buffer.from(proof.slice(second + 1), 'base64url');
+  if (!signatureIsGood(alg, key, Buffer.from(proof.slice(0, second)), signature)) throw invalidProof('signature');
+  // A flat copy of the segment: a slice would keep the whole proof alive in the cache.
+  if (fresh) knownHeaders.set(Buffer.from(segment, 'latin1').toString('latin1'), { alg, key, jkt });
+
+  const payload = decodeSegment(proof.slice(first + 1, second), 'payload');
+  const { jti, htm, htu, iat, ath } = payload;
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw invalidProof('jti');
+  if (htm !== context.method) throw invalidProof('htm');
+  const target = typeof htu === 'string' ? normaliseUri(htu) : undefined;
+  if (target === undefined || target.extra || target.uri !== context.uri) throw invalidProof('htu');
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw invalidProof('iat');
+  if (iat < context.now - context.iatWindow || iat > context.now + context.clockTolerance) throw invalidProof('iat-window');
+  if (typeof ath !== 'string' || ath !== accessTokenHash(context.token)) throw invalidProof('ath');
+  return { jkt, jti, iat, nonce: payload.nonce };
+}
