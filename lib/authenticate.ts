@@ -3,6 +3,7 @@ import { alphabetFault, authorizationField, bearerCredential, checkTokenSyntax, 
 import { grantedScopes, type VerifiedClaims } from './claims';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
+import { checkRevocation, type RevocationList } from './revocation';
 import { checkScopes, NO_SCOPES, type ScopeRequirement } from './scopes';
 import { isThenable, type MaybePromise, type Verifier } from './verifier';
 
@@ -19,6 +20,10 @@ export interface Authenticator {
   report(err: TokenAuthError, req: Request | undefined): void;
   readonly realm: string;
   readonly errors: 'respond' | 'next';
+  /** The shared revocation list followed (`revocation` option), if any. */
+  readonly revocation: RevocationList | undefined;
+  /** Stop following the shared revocation list, if any. */
+  close(): void;
 }
 
 /** Build the request pipeline for one TokenAuth. */
@@ -31,6 +36,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   };
   const revocationFailed = hookFailed('isRevoked-threw');
   const tokenHookFailed = hookFailed('getToken-threw');
+  const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
 
   function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
     const scopesMet = () => {
@@ -39,6 +45,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       }
       return claims;
     };
+    if (revocationList !== undefined) checkRevocation(revocationList, claims, options.clock());
     if (isRevoked === undefined) return scopesMet();
     let revoked: MaybePromise<boolean>;
     try {
@@ -84,9 +91,10 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     throw withChallenge(asTokenAuthError(err), realm);
   };
 
-  return {
+  const authenticator: Authenticator = {
     realm,
     errors: options.errors,
+    revocation: revocationList,
     authenticate(req, requirement, optional) {
       try {
         let token: MaybePromise<string | undefined | TokenAuthError>;
@@ -122,5 +130,9 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
         // A logging hook must not turn a clean 401 into a crash.
       }
     },
+    close() {
+      revocationList?.unfollow();
+    },
   };
+  return authenticator;
 }

@@ -4,8 +4,11 @@ import type { VerifiedClaims } from './claims';
 import { parseDuration, type Duration } from './duration';
 import type { TokenAuthError } from './errors';
 import { isSupportedAlgorithm, type Algorithm } from './keys/algorithms';
+import type { BreakerOptions } from './keys/breaker';
 import type { KeyResolver } from './keys/static';
 import type { RegisteredClaimRules } from './registered';
+import { resolveRevocation, type RevocationStore } from './revocation';
+import { resolveSharedVerdicts, type SharedVerdictStore } from './shared-verdicts';
 
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
 export interface JwksKeyOption {
@@ -21,6 +24,8 @@ export interface UpstreamKeyOption {
   upstream: string;
   /** Request timeout (default 5 s). */
   timeout?: Duration;
+  /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
+  breaker?: BreakerOptions | false;
 }
 
 /** Where verification keys come from (SPEC §4). */
@@ -41,6 +46,8 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Life of a remembered token fault (default 5 s). */
   errorTtl?: Duration;
+  /** Upstream mode: share the upstream's verdicts across a fleet (`createRedisStore`; docs/fleet.md). */
+  shared?: SharedVerdictStore;
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
@@ -79,6 +86,8 @@ export interface TokenAuthOptions {
   onError?: (err: TokenAuthError, req: Request | undefined) => void;
   /** Allow `http:` key or upstream URLs outside loopback (default false). */
   allowInsecureHttp?: boolean;
+  /** A revocation list shared by a fleet (`createRedisStore`; docs/fleet.md), checked before `isRevoked`. */
+  revocation?: RevocationStore;
 }
 
 /** Options after validation, with defaults applied and durations in seconds. */
@@ -96,13 +105,16 @@ export interface ResolvedOptions {
   realm: string;
   onError: TokenAuthOptions['onError'];
   allowInsecureHttp: boolean;
+  revocation: RevocationStore | undefined;
+  sharedVerdicts: SharedVerdictStore | undefined;
 }
 
 const KNOWN_OPTIONS = new Set([
   'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
+  'revocation',
 ]);
-const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl']);
+const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl', 'shared']);
 
 function fail(message: string): never {
   throw new TypeError(`express-verified-user: ${message}`);
@@ -205,5 +217,7 @@ export function resolveOptions(input: TokenAuthOptions): ResolvedOptions {
     realm,
     onError: optionalFunction(input.onError, 'onError'),
     allowInsecureHttp: input.allowInsecureHttp ?? false,
+    revocation: resolveRevocation(input.revocation),
+    sharedVerdicts: resolveSharedVerdicts(input.cache),
   };
 }

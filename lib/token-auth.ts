@@ -6,7 +6,9 @@ import { createKeySource } from './keys';
 import { verifiedUserMiddleware } from './middleware';
 import { resolveOptions, type TokenAuthOptions } from './options';
 import { createVerifyRouter, type VerifyRouterOptions } from './router';
+import { fleetStats, type FleetStats } from './fleet-stats';
 import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
+import { withSharedVerdicts } from './shared-verdicts';
 import { createVerifier } from './verifier';
 
 /** One configured verifier with its Express middleware. */
@@ -19,8 +21,8 @@ export interface TokenAuth {
   verifyRouter(options?: VerifyRouterOptions): RequestHandler;
   /** Verify a token directly; rejects with a TokenAuthError. */
   verify(token: string): Promise<VerifiedClaims>;
-  /** Counters of the result cache. */
-  stats(): CacheStats;
+  /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
+  stats(): CacheStats & FleetStats;
   /** Stop timers and pending key fetches, and empty the cache. */
   close(): void;
 }
@@ -31,7 +33,7 @@ export interface TokenAuth {
  */
 export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
   const resolved = resolveOptions(options);
-  const source = createKeySource(resolved);
+  const source = withSharedVerdicts(createKeySource(resolved), resolved);
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
   const verifier = createVerifier({ source, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
   const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
@@ -41,10 +43,11 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
     optionalVerifiedUser: () => verifiedUserMiddleware(auth, NO_SCOPES, true),
     verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
     verify: (token) => auth.verifyToken(token),
-    stats: () => verifier.stats(),
+    stats: () => fleetStats(verifier.stats(), source, auth),
     close() {
       source.close();
       cache.clear();
+      auth.close();
     },
   };
 }
