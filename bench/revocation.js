@@ -92,7 +92,7 @@ async function memoryPerJti(url) {
     await Promise.all(Array.from({ length: Math.min(500, ENTRIES - i) }, () => admin.revoke(randomUUID(), exp)));
   }
   // What an instance pays: a fresh process loads the whole list (jti strings parsed from Redis's reply, the map).
-  const child = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', __filename, '--memory-child', url, prefix], { encoding: 'utf8' });
+  const child = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', require.resolve('./revocation'), '--memory-child', url, prefix], { encoding: 'utf8' });
   const local = JSON.parse(child.stdout);
   const redisBytes = Number(await client.sendCommand(['MEMORY', 'USAGE', `${prefix}revoked`, 'SAMPLES', '0']));
   console.log(`2. memory for ${local.size} revoked jtis (UUIDs, 36 characters): local list ${((local.after - local.before) / local.size).toFixed(0)} bytes per jti`
