@@ -15,3 +15,7 @@ export type { CacheStats } from './cache';
 export type { KeyResolver } from './keys/static';
 export type { JwsHeader } from './jws';
 export type { Algorithm } from './keys/algorithms';
+export type { RevocationStore, RevocationList, RevocationStats } from './revocation';
+export type { SharedVerdictStore } from './shared-verdicts';
+export type { BreakerOptions, BreakerStats } from './keys/breaker';
+export type { FleetStats } from './fleet-stats';
