@@ -132,7 +132,31 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store on a %s client', (
 
 describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (%s)', (kind) => {
   afterEach(async () => {
+    server.resume();
     if (!server.running) await server.start();
+  });
+
+  it('bounds every wait while Redis is paused (SIGSTOP): claimOnce and verdicts fail within the timeout, the list held still answers', async () => {
+    const s = store(kind);
+    const list = s.follow(() => undefined);
+    await within(5000, () => list.stats().loaded, 'the list loaded');
+    const jti = randomUUID();
+    await s.revoke(jti, soon());
+    server.pause();
+    const started = Date.now();
+    const [claim, verdict] = await Promise.allSettled([s.claimOnce(randomUUID(), Date.now() / 1000 + 60), s.getVerdict('k')]);
+    expect([claim.status, verdict.status]).toEqual(['rejected', 'rejected']);
+    expect(Date.now() - started).toBeLessThan(3000); // the store's timeout is 500 ms
+    expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
+    expect(list.isRevoked(randomUUID(), Date.now() / 1000)).toBe(false);
+    server.resume();
+    await within(5000, async () => {
+      try {
+        return (await s.claimOnce(randomUUID(), Date.now() / 1000 + 60)) === true;
+      } catch {
+        return false;
+      }
+    }, 'Redis to answer again');
   });
 
   it('throws from claimOnce within its timeout (fail closed), reports the outage once, and resyncs after it', async () => {
