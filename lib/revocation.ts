@@ -55,6 +55,7 @@ export function resolveRevocation(value: unknown): RevocationStore | undefined {
 export function checkRevocation(list: RevocationList, claims: VerifiedClaims, now: number): void {
   const jti = (claims as { jti?: unknown }).jti;
   if (typeof jti !== 'string') {
+    // Nothing to look up, but a list never loaded still means the answer is unknown (no jti is ever '').
     if (list.isRevoked('', now) === undefined) throw notLoaded();
     return;
   }
