@@ -70,9 +70,10 @@ export function withSharedVerdicts(source: KeySource, options: ResolvedOptions):
   const cache = options.cache;
   const ttl = cache === false ? 0 : cache.ttl;
   const errorTtl = cache === false ? 0 : cache.errorTtl;
-  const remember = (key: string, verdict: SharedVerdict, life: number) => {
+  // Awaited (the store bounds the wait) so that the next instance asked after this answer finds the verdict.
+  const remember = async (key: string, verdict: SharedVerdict, life: number): Promise<void> => {
     if (!(life > 0)) return;
-    store.setVerdict(key, JSON.stringify(verdict), life).catch(() => undefined);
+    await store.setVerdict(key, JSON.stringify(verdict), life).catch(() => undefined);
   };
 
   const shared: RemoteClaimsSource = {
@@ -93,11 +94,11 @@ export function withSharedVerdicts(source: KeySource, options: ResolvedOptions):
       try {
         answer = await source.claimsFor(token);
       } catch (err) {
-        if (err instanceof TokenAuthError && err.code === 'invalid_token') remember(key, { ok: false, code: 'invalid_token' }, errorTtl);
+        if (err instanceof TokenAuthError && err.code === 'invalid_token') await remember(key, { ok: false, code: 'invalid_token' }, errorTtl);
         throw err;
       }
       const exp = answer.payload.exp;
-      if (typeof exp === 'number') remember(key, { ok: true, payload: answer.payload }, Math.floor(Math.min(ttl, exp - options.clock())));
+      if (typeof exp === 'number') await remember(key, { ok: true, payload: answer.payload }, Math.floor(Math.min(ttl, exp - options.clock())));
       return answer;
     },
     close: () => source.close(),
