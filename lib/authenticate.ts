@@ -4,6 +4,7 @@ import type { VerifiedClaims } from './claims';
 import { debugRefusal } from './debug';
 import { asTokenAuthError, TokenAuthError, withChallenge } from './errors';
 import type { ResolvedOptions } from './options';
+import { checkRevocation, type RevocationList } from './revocation';
 import { checkScopes, NO_SCOPES, type ScopeRequirement } from './scopes';
 import { createSenderConstraint } from './dpop/binding';
 import { isThenable, type MaybePromise, type Verifier } from './verifier';
@@ -21,6 +22,10 @@ export interface Authenticator {
   report(err: TokenAuthError, req: Request | undefined): void;
   readonly realm: string;
   readonly errors: 'respond' | 'next';
+  /** The shared revocation list followed (`revocation` option), if any. */
+  readonly revocation: RevocationList | undefined;
+  /** Stop following the shared revocation list, if any. */
+  close(): void;
 }
 
 /** Build the request pipeline for one TokenAuth. */
@@ -34,6 +39,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const revocationFailed = hookFailed('isRevoked-threw');
   const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, realm, clock: options.clock, clockTolerance: options.rules.clockTolerance });
   const tokenHookFailed = hookFailed('getToken-threw');
+  const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
 
   function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
     const scopesMet = () => {
@@ -44,6 +50,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       }
       return claims;
     };
+    if (revocationList !== undefined) checkRevocation(revocationList, claims, options.clock());
     if (isRevoked === undefined) return scopesMet();
     let revoked: MaybePromise<boolean>;
     try {
@@ -94,9 +101,10 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     throw withChallenge(sender.challenge(asTokenAuthError(err), req), realm);
   };
 
-  return {
+  const authenticator: Authenticator = {
     realm,
     errors: options.errors,
+    revocation: revocationList,
     authenticate(req, requirement, optional) {
       try {
         let token: MaybePromise<string | undefined | TokenAuthError>;
@@ -133,5 +141,9 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
         // A logging hook must not turn a clean 401 into a crash.
       }
     },
+    close() {
+      revocationList?.unfollow();
+    },
   };
+  return authenticator;
 }

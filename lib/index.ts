@@ -19,3 +19,7 @@ export type { ClaimsMode, ClaimsOf, JwtClaims, AccessTokenClaims, ClaimsValidato
 export type { ScopeClaimOption } from './scope-claim';
 export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientCertificate } from './dpop/options';
 export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';
+export type { RevocationStore, RevocationList, RevocationStats } from './revocation';
+export type { SharedVerdictStore } from './shared-verdicts';
+export type { BreakerOptions, BreakerStats } from './keys/breaker';
+export type { FleetStats } from './fleet-stats';

@@ -5,11 +5,14 @@ import { resolveClaimPolicy, type ClaimPolicy, type ClaimsMode, type ClaimsValid
 import { parseDuration, type Duration } from './duration';
 import type { TokenAuthError } from './errors';
 import { isSupportedAlgorithm, type Algorithm } from './keys/algorithms';
+import type { BreakerOptions } from './keys/breaker';
 import type { KeyResolver } from './keys/static';
 import { resolveIssuerBaseURL, type IssuerBase } from './keys/discovery';
 import type { RegisteredClaimRules } from './registered';
 import type { ScopeClaimOption } from './scope-claim';
 import { resolveDpop, resolveMtls, type DpopOptions, type MtlsOptions, type ResolvedDpop, type ResolvedMtls } from './dpop/options';
+import { resolveRevocation, type RevocationStore } from './revocation';
+import { resolveSharedVerdicts, type SharedVerdictStore } from './shared-verdicts';
 
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
 export interface JwksKeyOption {
@@ -25,6 +28,8 @@ export interface UpstreamKeyOption {
   upstream: string;
   /** Request timeout (default 5 s). */
   timeout?: Duration;
+  /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
+  breaker?: BreakerOptions | false;
 }
 
 /** Where verification keys come from (SPEC §4). */
@@ -45,6 +50,8 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Life of a remembered token fault (default 5 s). */
   errorTtl?: Duration;
+  /** Upstream mode: share the upstream's verdicts across a fleet (`createRedisStore`; docs/fleet.md). */
+  shared?: SharedVerdictStore;
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
@@ -97,6 +104,8 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
   dpop?: DpopOptions;
   /** Where the client certificate of mTLS-bound tokens comes from (RFC 8705; SPEC §11). */
   mtls?: MtlsOptions;
+  /** A revocation list shared by a fleet (`createRedisStore`; docs/fleet.md), checked before `isRevoked`. */
+  revocation?: RevocationStore;
 }
 
 /** Options after validation, with defaults applied and durations in seconds. */
@@ -118,6 +127,8 @@ export interface ResolvedOptions {
   allowInsecureHttp: boolean;
   dpop: ResolvedDpop | undefined;
   mtls: ResolvedMtls;
+  revocation: RevocationStore | undefined;
+  sharedVerdicts: SharedVerdictStore | undefined;
 }
 
 const KNOWN_OPTIONS = new Set([
@@ -125,8 +136,9 @@ const KNOWN_OPTIONS = new Set([
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
   'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL',
   'dpop', 'mtls',
+  'revocation',
 ]);
-const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl']);
+const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl', 'shared']);
 
 function fail(message: string): never {
   throw new TypeError(`express-verified-user: ${message}`);
@@ -235,5 +247,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     allowInsecureHttp: input.allowInsecureHttp ?? false,
     dpop: resolveDpop(input.dpop),
     mtls: resolveMtls(input.mtls),
+    revocation: resolveRevocation(input.revocation),
+    sharedVerdicts: resolveSharedVerdicts(input.cache),
   };
 }

@@ -8,7 +8,9 @@ import { createKeySource } from './keys';
 import { verifiedUserMiddleware } from './middleware';
 import { resolveOptions, type TokenAuthOptions } from './options';
 import { createVerifyRouter, type VerifyRouterOptions } from './router';
+import { fleetStats, type FleetStats } from './fleet-stats';
 import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
+import { withSharedVerdicts } from './shared-verdicts';
 import { createVerifier } from './verifier';
 
 /**
@@ -30,8 +32,8 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
    * `internal` (500) for claims that another TokenAuth verified: those need not meet this one's mode.
    */
   claims(req: Request): C;
-  /** Counters of the result cache. */
-  stats(): CacheStats;
+  /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
+  stats(): CacheStats & FleetStats;
   /** Stop timers and pending key fetches, and empty the cache. */
   close(): void;
 }
@@ -45,7 +47,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
 ): TokenAuth<ClaimsOf<M, D>> {
   type C = ClaimsOf<M, D>;
   const resolved = resolveOptions(options);
-  const source = createKeySource(resolved);
+  const source = withSharedVerdicts(createKeySource(resolved), resolved);
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
   const verifier = createVerifier({ source, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
   const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
@@ -62,10 +64,11 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
       return claims as C;
     },
-    stats: () => verifier.stats(),
+    stats: () => fleetStats(verifier.stats(), source, auth),
     close() {
       source.close();
       cache.clear();
+      auth.close();
     },
   };
 }

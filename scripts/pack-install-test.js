@@ -135,6 +135,14 @@ express().get('/', auth.requireVerifiedUser(), (req) => { const n: number = req.
   if (!failed) throw new Error('tsc accepted a string claim assigned to a number');
 });
 
+check('express-verified-user/redis loads with no Redis client installed (optional peers)', () => {
+  fs.writeFileSync(path.join(app, 'redis-entry.js'), `const { createRedisStore } = require('express-verified-user/redis');
+if (typeof createRedisStore !== 'function') throw new Error('createRedisStore missing');
+try { createRedisStore({}); throw new Error('accepted a non-client'); } catch (e) { if (!(e instanceof TypeError)) throw e; }
+console.log('redis entry ok');`);
+  run('node', ['redis-entry.js'], app);
+});
+
 fs.rmSync(work, { recursive: true, force: true });
 const passed = results.filter(([, ok]) => ok).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);

@@ -11,6 +11,7 @@
  *   npm run soak                    # 60 s, 32 connections
  *   npm run soak -- --seconds 300 --connections 64
  *   SOAK_GC=1 npm run soak             # diagnosis: a full GC in the server before each sample
+ *   npm run soak -- --fleet --seconds 20   # three instances sharing Redis, revocations during the run (soak-fleet.js)
  */
 const { execFileSync, fork } = require('node:child_process');
 const { createHmac, randomBytes } = require('node:crypto');
@@ -149,7 +150,11 @@ async function main() {
   if (!ok) process.exitCode = 1;
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+if (process.argv.includes('--fleet')) {
+  require('./soak-fleet');
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

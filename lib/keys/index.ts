@@ -2,6 +2,7 @@ import { parseDuration } from '../duration';
 import type { ResolvedOptions } from '../options';
 import { discoveryKeySource } from './discovery';
 import { jwksKeySource } from './jwks';
+import { resolveBreaker } from './breaker';
 import { checkRemoteUrl } from './remote-url';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
@@ -18,7 +19,7 @@ const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
   secret: ['secret'],
   publicKey: ['publicKey'],
   jwksUri: ['jwksUri', 'cooldown', 'timeout'],
-  upstream: ['upstream', 'timeout'],
+  upstream: ['upstream', 'timeout', 'breaker'],
 };
 
 const DEFAULT_COOLDOWN = 30;
@@ -88,7 +89,7 @@ export function createKeySource(options: ResolvedOptions): KeySource {
       if (options.algorithms !== undefined) {
         fail('option "algorithms" does not apply with key.upstream (the upstream service checks the signature)');
       }
-      return upstreamSource({ base, timeout: timeoutOf(fields.timeout) });
+      return upstreamSource({ base, timeout: timeoutOf(fields.timeout), breaker: resolveBreaker(fields.breaker, 'key.breaker') });
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { JwsHeader } from '../jws';
 import type { Algorithm } from './algorithms';
+import type { BreakerStats } from './breaker';
 
 /**
  * A verification key as its source holds it. `withdrawn` turns true, once and for good, when the source learns
@@ -57,6 +58,8 @@ export interface RemoteClaimsSource {
   readonly kind: 'remote';
   claimsFor(token: string): Promise<RemoteClaims>;
   close(): void;
+  /** State of the circuit breaker in front of the remote service, when it has one. */
+  breakerStats?(): BreakerStats;
 }
 
 /** Where verification gets its keys (or, in upstream mode, its answers). */

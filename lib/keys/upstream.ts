@@ -1,7 +1,8 @@
 import { isObject, shapeBViolation } from '../claims';
 import { TokenAuthError } from '../errors';
 import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
-import type { RemoteClaimsSource } from './source';
+import { CircuitBreaker, type BreakerConfig } from './breaker';
+import type { RemoteClaims, RemoteClaimsSource } from './source';
 
 /** Largest upstream answer read (256 KiB); a Shape B payload is a few kilobytes. */
 export const MAX_UPSTREAM_BYTES = 256 * 1024;
@@ -19,6 +20,8 @@ export interface UpstreamSourceConfig {
   base: URL;
   /** Limit for one call, body included. */
   timeout: number;
+  /** Circuit breaker settings, or false for none. */
+  breaker?: BreakerConfig | false;
 }
 
 /** `{base}/auth/@users/verify`, keeping any path prefix the base carries. */
@@ -60,10 +63,11 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
   const endpoint = verifyEndpoint(config.base);
   const timeoutMs = config.timeout * 1000;
   const closing = new AbortController();
+  const breaker = config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
+  // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
+  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
 
-  return {
-    kind: 'remote',
-    async claimsFor(token) {
+  const ask = async (token: string): Promise<RemoteClaims> => {
       let answer: BoundedAnswer;
       try {
         answer = await fetchBounded(endpoint, {
@@ -92,7 +96,12 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
       const wrong = shapeBViolation(payload);
       if (wrong !== undefined) throw unavailable(`upstream-shape:${wrong}`);
       return { payload, size: answer.bytes };
-    },
+  };
+
+  return {
+    kind: 'remote',
+    claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
+    breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     close() {
       closing.abort();
     },

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import request from 'supertest';
+import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
+import { CircuitBreaker, resolveBreaker } from '../../lib/keys/breaker';
+import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { AUDIENCE, ISSUER, SECRET, shapeB } from '../fixtures/issuer';
+import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
+
+let upstream: LoopbackServer;
+const issued = new Map<string, Record<string, unknown>>();
+const opened: TokenAuth[] = [];
+
+function identityService(req: IncomingMessage, res: ServerResponse): void {
+  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const claims = token === undefined ? undefined : issued.get(token);
+  if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
+  else json(res, 200, claims);
+}
+
+function issue(): string {
+  const token = `${randomBytes(24).toString('base64url')}~opaque`;
+  issued.set(token, shapeB());
+  return token;
+}
+
+beforeEach(async () => {
+  issued.clear();
+  upstream = await startLoopbackServer(identityService);
+});
+
+afterEach(async () => {
+  for (const auth of opened.splice(0)) auth.close();
+  await upstream.close();
+});
+
+describe('key.breaker options', () => {
+  const base = { issuer: ISSUER, audience: AUDIENCE };
+  it.each([
+    [{ failures: 0 }, /key\.breaker\.failures/],
+    [{ failures: 1.5 }, /key\.breaker\.failures/],
+    [{ cooldown: 0 }, /key\.breaker\.cooldown/],
+    [{ cooldown: 'soon' }, /key\.breaker\.cooldown/],
+    [{ probes: 2 }, /key\.breaker\.probes/],
+    ['on', /key\.breaker/],
+  ])('throws a TypeError at createTokenAuth for breaker %p', (breaker, message) => {
+    expect(() => createTokenAuth({ ...base, key: { upstream: 'http://127.0.0.1:1', breaker } } as unknown as TokenAuthOptions)).toThrow(message);
+  });
+
+  it('belongs to key.upstream only', () => {
+    expect(() => createTokenAuth({ ...base, key: { secret: SECRET, breaker: {} } } as unknown as TokenAuthOptions)).toThrow(/key\.breaker/);
+  });
+
+  it('defaults to 5 failures and a 5 s cooldown, and can be turned off', () => {
+    expect(resolveBreaker(undefined, 'key.breaker')).toEqual({ failures: 5, cooldown: 5 });
+    expect(resolveBreaker(false, 'key.breaker')).toBe(false);
+    const auth = createTokenAuth({ ...base, key: { upstream: 'http://127.0.0.1:1', breaker: false } });
+    expect(auth.stats().breaker).toBeUndefined();
+    auth.close();
+  });
+});
+
+describe('CircuitBreaker', () => {
+  const outage = () => Promise.reject(new Error('down'));
+  const always = () => true;
+
+  it('counts only outages in a row, and an answer resets the count', async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failures: 2, cooldown: 1 }, () => now);
+    await expect(breaker.run(outage, always)).rejects.toThrow('down');
+    await expect(breaker.run(() => Promise.reject(new Error('401')), () => false)).rejects.toThrow('401');
+    expect(breaker.stats()).toEqual({ state: 'closed', failures: 0, openedAt: undefined });
+    await expect(breaker.run(outage, always)).rejects.toThrow('down');
+    await expect(breaker.run(outage, always)).rejects.toThrow('down');
+    expect(breaker.stats()).toEqual({ state: 'open', failures: 2, openedAt: 0 });
+    now = 400;
+    await expect(breaker.run(() => Promise.resolve('never called'), always)).rejects.toMatchObject({ reason: 'breaker-open', headers: { 'Retry-After': '1' } });
+    now = 1000;
+    expect(breaker.stats().state).toBe('half-open');
+    await expect(breaker.run(outage, always)).rejects.toThrow('down'); // the failed probe opens it again
+    expect(breaker.stats()).toMatchObject({ state: 'open', openedAt: 1000 });
+    now = 2000;
+    await expect(breaker.run(() => Promise.resolve('ok'), always)).resolves.toBe('ok');
+    expect(breaker.stats()).toEqual({ state: 'closed', failures: 0, openedAt: 1000 });
+  });
+});
+
+describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %s', (_name, express) => {
+  function app(onError: (err: TokenAuthError) => void) {
+    const auth = createTokenAuth({
+      key: { upstream: upstream.origin, timeout: '300ms', breaker: { failures: 3, cooldown: '1s' } },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      onError,
+    });
+    opened.push(auth);
+    const server = express();
+    server.get('/me', auth.requireVerifiedUser(['identify']), (req, res) => res.json({ jti: req.auth?.jti }));
+    return { auth, server };
+  }
+
+  it('opens after consecutive outages, answers 503 at once, lets one probe through at a time, and closes on its success', async () => {
+    const reasons: string[] = [];
+    const { auth, server } = app((err) => reasons.push(err.reason ?? ''));
+    expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
+    expect(auth.stats().breaker).toEqual({ state: 'closed', failures: 0, openedAt: undefined });
+
+    // The upstream hangs: three new tokens each wait the whole timeout, and the breaker opens.
+    upstream.handler = hang;
+    const slow = await Promise.all([1, 2, 3].map(() => request(server).get('/me').set('Authorization', `Bearer ${issue()}`)));
+    expect(slow.map((r) => r.status)).toEqual([503, 503, 503]);
+    expect(auth.stats().breaker).toMatchObject({ state: 'open', failures: 3 });
+    const calls = upstream.requests;
+
+    // Open: new tokens get 503 with Retry-After without reaching the upstream.
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < 20; i++) {
+      const res = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    const perRequestMs = Number(process.hrtime.bigint() - started) / 1e6 / 20;
+    console.log(`breaker open: a 503 took ${perRequestMs.toFixed(1)} ms on average (the upstream timeout is 300 ms)`);
+    expect(upstream.requests).toBe(calls);
+    expect(reasons.filter((r) => r === 'breaker-open')).toHaveLength(20);
+
+    // After the cooldown, of five concurrent new tokens exactly one reaches the upstream (the probe).
+    await until(() => auth.stats().breaker?.state === 'half-open', 'the cooldown to pass', 300);
+    const probes = await Promise.all([1, 2, 3, 4, 5].map(() => request(server).get('/me').set('Authorization', `Bearer ${issue()}`)));
+    expect(probes.map((r) => r.status)).toEqual([503, 503, 503, 503, 503]);
+    expect(upstream.requests).toBe(calls + 1);
+    expect(auth.stats().breaker?.state).toBe('open');
+
+    // The upstream is back: the next probe succeeds and closes the breaker; traffic flows again.
+    upstream.handler = identityService;
+    await until(() => auth.stats().breaker?.state === 'half-open', 'the second cooldown to pass', 300);
+    expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
+    expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
+    expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
+  });
+
+  it('treats the upstream\'s 401 as an answer, never as a failure', async () => {
+    const { auth, server } = app(() => undefined);
+    for (let i = 0; i < 5; i++) {
+      expect((await request(server).get('/me').set('Authorization', `Bearer ${randomBytes(16).toString('base64url')}`)).status).toBe(401);
+    }
+    expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
+  });
+});

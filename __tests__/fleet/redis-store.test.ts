@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { createRedisStore, type RedisStore } from '../../lib/redis';
+import type { TokenAuthError } from '../../lib';
+import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { within } from '../fixtures/fleet';
+
+let server: RedisServer;
+const cleanups: Array<() => unknown> = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const retry = (attempt: number) => Math.min(50 * (attempt + 1), 200);
+
+/** An app's own client of either kind, closed after the test. */
+function appClient(kind: 'redis' | 'ioredis') {
+  if (kind === 'ioredis') {
+    const client = new Redis(server.url, { retryStrategy: retry, maxRetriesPerRequest: 1 });
+    client.on('error', () => undefined);
+    cleanups.push(() => client.disconnect());
+    return client;
+  }
+  const client = createClient({ url: server.url, socket: { reconnectStrategy: retry, connectTimeout: 1000 } });
+  client.on('error', () => undefined);
+  client.connect().catch(() => undefined); // not awaited: the store must work while it is still connecting
+  cleanups.push(() => client.destroy());
+  return client;
+}
+
+function store(kind: 'redis' | 'ioredis', prefix = `t${randomUUID().slice(0, 8)}:`): RedisStore {
+  const made = createRedisStore(appClient(kind), { prefix, timeout: '500ms' });
+  cleanups.push(() => made.close());
+  return made;
+}
+
+const soon = () => Math.floor(Date.now() / 1000) + 600;
+
+describe('createRedisStore', () => {
+  it('throws a TypeError for anything that is not a node-redis or ioredis client', () => {
+    expect(() => createRedisStore({} as never)).toThrow(TypeError);
+    expect(() => createRedisStore(null as never)).toThrow(/node-redis or ioredis/);
+  });
+});
+
+describe.each(['redis', 'ioredis'] as const)('the Redis store on a %s client', (kind) => {
+  it('claims a DPoP proof id once: true the first time, false after', async () => {
+    const s = store(kind);
+    const id = randomUUID();
+    const expiresAt = Date.now() / 1000 + 60;
+    await expect(s.claimOnce(id, expiresAt)).resolves.toBe(true);
+    await expect(s.claimOnce(id, expiresAt)).resolves.toBe(false);
+    await expect(s.claimOnce(randomUUID(), expiresAt)).resolves.toBe(true);
+  });
+
+  it('lets an id be claimed again once its expiry has passed', async () => {
+    const s = store(kind);
+    const id = randomUUID();
+    await expect(s.claimOnce(id, Date.now() / 1000 + 0.2)).resolves.toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await expect(s.claimOnce(id, Date.now() / 1000 + 60)).resolves.toBe(true);
+  });
+
+  it('pushes a revocation to another store on the same prefix, and holds it until exp', async () => {
+    const prefix = `t${randomUUID().slice(0, 8)}:`;
+    const a = store(kind, prefix);
+    const b = store(kind === 'redis' ? 'ioredis' : 'redis', prefix);
+    const listA = a.follow(() => undefined);
+    const listB = b.follow(() => undefined);
+    await within(5000, () => listA.stats().loaded && listB.stats().loaded, 'both lists loaded');
+    const jti = randomUUID();
+    const now = Date.now() / 1000;
+    expect(listB.isRevoked(jti, now)).toBe(false);
+    await a.revoke(jti, soon());
+    expect(listA.isRevoked(jti, now)).toBe(true);
+    await within(2000, () => listB.isRevoked(jti, Date.now() / 1000) === true, 'the revocation reaching b');
+    expect(listB.isRevoked(jti, soon() + 1)).toBe(false);
+  });
+
+  it('loads revocations made before it started', async () => {
+    const prefix = `t${randomUUID().slice(0, 8)}:`;
+    const jti = randomUUID();
+    await store(kind, prefix).revoke(jti, soon());
+    const list = store(kind, prefix).follow(() => undefined);
+    expect(list.isRevoked(jti, Date.now() / 1000)).toBeUndefined(); // not loaded yet: the caller answers 503
+    await within(5000, () => list.stats().loaded, 'the list loaded');
+    expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
+  });
+
+  it('ignores a revocation whose exp has already passed, and drops local entries after exp', async () => {
+    const s = store(kind);
+    const list = s.follow(() => undefined);
+    await within(5000, () => list.stats().loaded, 'the list loaded');
+    await s.revoke('old', Math.floor(Date.now() / 1000) - 1);
+    expect(list.stats().size).toBe(0);
+    await s.revoke('short', Math.floor(Date.now() / 1000) + 2);
+    expect(list.stats().size).toBe(1);
+    await within(4000, () => list.stats().size === 0, 'the entry to leave after exp');
+  });
+
+  it('refuses revoke() without a jti or an exp', async () => {
+    const s = store(kind);
+    await expect(s.revoke('', soon())).rejects.toThrow(TypeError);
+    await expect(s.revoke('x', Number.NaN)).rejects.toThrow(TypeError);
+  });
+
+  it('keeps shared verdicts for their time to live', async () => {
+    const s = store(kind);
+    await within(5000, async () => {
+      try {
+        await s.setVerdict('k1', '{"ok":true}', 0.3);
+        return (await s.getVerdict('k1')) === '{"ok":true}';
+      } catch {
+        return false;
+      }
+    }, 'the client to be ready');
+    await expect(s.getVerdict('missing')).resolves.toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect(s.getVerdict('k1')).resolves.toBeUndefined();
+  });
+});
+
+describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (%s)', (kind) => {
+  afterEach(async () => {
+    server.resume();
+    if (!server.running) await server.start();
+  });
+
+  it('bounds every wait while Redis is paused (SIGSTOP): claimOnce and verdicts fail within the timeout, the list held still answers', async () => {
+    const s = store(kind);
+    const list = s.follow(() => undefined);
+    await within(5000, () => list.stats().loaded, 'the list loaded');
+    const jti = randomUUID();
+    await s.revoke(jti, soon());
+    server.pause();
+    const started = Date.now();
+    const [claim, verdict] = await Promise.allSettled([s.claimOnce(randomUUID(), Date.now() / 1000 + 60), s.getVerdict('k')]);
+    expect([claim.status, verdict.status]).toEqual(['rejected', 'rejected']);
+    expect(Date.now() - started).toBeLessThan(3000); // the store's timeout is 500 ms
+    expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
+    expect(list.isRevoked(randomUUID(), Date.now() / 1000)).toBe(false);
+    server.resume();
+    await within(5000, async () => {
+      try {
+        return (await s.claimOnce(randomUUID(), Date.now() / 1000 + 60)) === true;
+      } catch {
+        return false;
+      }
+    }, 'Redis to answer again');
+  });
+
+  it('throws from claimOnce within its timeout (fail closed), reports the outage once, and resyncs after it', async () => {
+    const s = store(kind);
+    const reports: TokenAuthError[] = [];
+    const list = s.follow((err) => reports.push(err));
+    await within(5000, () => list.stats().loaded, 'the list loaded');
+    await s.claimOnce(randomUUID(), Date.now() / 1000 + 60);
+
+    await server.stop();
+    const started = Date.now();
+    await expect(s.claimOnce(randomUUID(), Date.now() / 1000 + 60)).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(5000);
+    await within(5000, () => reports.length > 0, 'the outage report');
+    await new Promise((resolve) => setTimeout(resolve, 600)); // several reconnect attempts
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ code: 'verification_unavailable', reason: 'store-unavailable' });
+    expect(list.stats()).toMatchObject({ loaded: true, available: false });
+    await expect(s.getVerdict('k')).rejects.toThrow();
+
+    await server.start();
+    const jti = randomUUID();
+    await within(8000, () => list.stats().available, 'the list available again');
+    await s.revoke(jti, soon());
+    expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
+  });
+});

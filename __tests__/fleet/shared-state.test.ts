@@ -1,0 +1,149 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
+import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { startInstance, stopAllInstances, type Instance, type InstanceConfig } from '../fixtures/fleet';
+import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+
+// Three instances as separate Node processes on one real redis-server: DPoP single use at the store, and the
+// upstream's verdicts shared so that a token costs one upstream call per fleet.
+jest.setTimeout(60_000);
+
+let redis: RedisServer;
+let upstream: LoopbackServer;
+const issued = new Map<string, Record<string, unknown>>();
+
+/** The identity service's verify endpoint, recording every call: Shape B for a token it issued, 401 otherwise. */
+function identityService(req: IncomingMessage, res: ServerResponse): void {
+  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const claims = token === undefined ? undefined : issued.get(token);
+  if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
+  else json(res, 200, claims);
+}
+
+function issue(overrides: Record<string, unknown> = {}): string {
+  const token = `${randomBytes(24).toString('base64url')}~opaque`;
+  issued.set(token, shapeB(Math.floor(Date.now() / 1000), overrides));
+  return token;
+}
+
+const upstreamConfig = (express: 4 | 5, shared = true): InstanceConfig => ({
+  redisUrl: redis.url,
+  client: express === 4 ? 'ioredis' : 'redis',
+  key: { upstream: upstream.origin },
+  issuer: ISSUER,
+  audience: AUDIENCE,
+  revocation: false,
+  shared,
+  prefix: `shared-${randomUUID().slice(0, 8)}:`,
+  express,
+});
+
+/** The same prefix for every instance of one fleet. */
+async function fleet(shared = true): Promise<Instance[]> {
+  const first = upstreamConfig(5, shared);
+  const instances = await Promise.all([first, { ...first, express: 4 as const, client: 'ioredis' as const }, first].map((c) => startInstance(c)));
+  // Until its client has connected, an instance skips the shared store (fail open): wait for every connection.
+  await Promise.all(instances.map(connected));
+  return instances;
+}
+
+/** A command answered means the instance's client is connected. */
+function connected(instance: Instance): Promise<unknown> {
+  return instance.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 });
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  upstream = await startLoopbackServer(identityService);
+});
+
+beforeEach(() => {
+  issued.clear();
+  upstream.reset();
+});
+
+afterEach(async () => {
+  await stopAllInstances();
+  if (!redis.running) await redis.start();
+});
+
+afterAll(async () => {
+  await stopAllInstances();
+  await upstream?.close();
+  await redis?.close();
+});
+
+describe('DPoP single use across processes', () => {
+  it('lets exactly one of three processes claim the same proof id at once', async () => {
+    const config = { ...upstreamConfig(5, false), key: { secret: 'x'.repeat(40) } };
+    const instances = await Promise.all([config, config, config].map((c) => startInstance(c)));
+    // Wait until every instance's client is connected, so that the claims race on the server, not on start-up.
+    await Promise.all(instances.map(connected));
+    for (let round = 0; round < 5; round++) {
+      const id = randomUUID();
+      const expiresAt = Date.now() / 1000 + 60;
+      const answers = await Promise.all(instances.map((instance) => instance.call<boolean>('claim', { claimId: id, expiresAt })));
+      expect(answers.filter((a) => a === true)).toHaveLength(1);
+      expect(answers.filter((a) => a === false)).toHaveLength(2);
+    }
+  });
+
+  it('throws when Redis is unreachable, so that the proof check can answer 503', async () => {
+    const [a] = await Promise.all([startInstance({ ...upstreamConfig(4), storeTimeout: '300ms' })]);
+    await connected(a);
+    await redis.stop();
+    await expect(a.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })).rejects.toThrow();
+  });
+});
+
+describe('shared upstream verdicts (cache.shared)', () => {
+  it('costs one upstream call per token for a fleet of three', async () => {
+    const instances = await fleet();
+    const good = issue();
+    for (const instance of instances) {
+      const answer = await instance.get(good);
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual({ jti: issued.get(good)!.jti });
+    }
+    expect(upstream.requests).toBe(1);
+
+    const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
+    for (const instance of instances) {
+      expect(await instance.get(unknown)).toMatchObject({ status: 401, body: '{"status":"error","message":"Invalid access token"}' });
+    }
+    expect(upstream.requests).toBe(2);
+  });
+
+  it('checks a shared verdict against each instance\'s own rules', async () => {
+    const instances = await fleet();
+    const wrongAudience = issue({ aud: 'other.example.com' });
+    for (const instance of instances) expect((await instance.get(wrongAudience)).status).toBe(401);
+    expect(upstream.requests).toBe(1);
+  });
+
+  it('calls the upstream from every instance without sharing (the control)', async () => {
+    const instances = await fleet(false);
+    const good = issue();
+    for (const instance of instances) expect((await instance.get(good)).status).toBe(200);
+    expect(upstream.requests).toBe(3);
+  });
+
+  it('falls back to each instance\'s own cache and the upstream while Redis is down, and still answers right', async () => {
+    const instances = await fleet();
+    const warm = issue();
+    for (const instance of instances) expect((await instance.get(warm)).status).toBe(200);
+    await redis.stop();
+    upstream.reset();
+    const good = issue();
+    const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
+    for (const instance of instances) {
+      const started = Date.now();
+      expect((await instance.get(good)).status).toBe(200);
+      expect((await instance.get(unknown)).status).toBe(401);
+      expect((await instance.get(warm)).status).toBe(200); // its own cache
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+    expect(upstream.requests).toBe(6);
+  });
+});

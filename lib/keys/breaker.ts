@@ -1,0 +1,117 @@
+import { parseDuration, type Duration } from '../duration';
+import { TokenAuthError } from '../errors';
+
+/**
+ * A circuit breaker for a remote dependency (SPEC §12 addendum): after `failures` outages in a row it opens, and
+ * calls are refused at once with 503 `verification_unavailable` (reason `breaker-open`) and a `Retry-After`,
+ * instead of each new token waiting the whole fetch timeout. After `cooldown` it lets one probe through at a time
+ * (half-open); the first success closes it, a failed probe opens it for another `cooldown`.
+ *
+ * Remote-agnostic: the upstream source wraps its verify call in `run`; a JWKS or discovery fetch could wrap its
+ * fetch the same way, counting only outages (not answers about a token) as failures.
+ */
+
+/** `breaker` option: `false` turns it off. */
+export interface BreakerOptions {
+  /** Outages in a row that open the breaker (default 5). */
+  failures?: number;
+  /** How long it stays open before letting a probe through (default 5 s). */
+  cooldown?: Duration;
+}
+
+/** Resolved breaker settings; `cooldown` in seconds. */
+export interface BreakerConfig {
+  failures: number;
+  cooldown: number;
+}
+
+/** The breaker's state, for `stats()`. */
+export interface BreakerStats {
+  /** `closed`: calls pass; `open`: refused at once; `half-open`: one probe is allowed through. */
+  state: 'closed' | 'open' | 'half-open';
+  /** Outages in a row so far. */
+  failures: number;
+  /** When it last opened (milliseconds since the epoch), or undefined while it never has. */
+  openedAt: number | undefined;
+}
+
+const DEFAULTS: BreakerConfig = { failures: 5, cooldown: 5 };
+
+/** Validate a `breaker` option at set-up (`name` is its path, e.g. `key.breaker`); `false` → no breaker. */
+export function resolveBreaker(value: unknown, name: string): BreakerConfig | false {
+  if (value === false) return false;
+  if (value === undefined) return DEFAULTS;
+  if (typeof value !== 'object' || value === null) throw new TypeError(`express-verified-user: option "${name}" must be an object or false`);
+  const { failures, cooldown, ...rest } = value as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw new TypeError(`express-verified-user: unknown option "${name}.${unknown}"`);
+  if (failures !== undefined && (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1)) {
+    throw new TypeError(`express-verified-user: option "${name}.failures" must be a positive integer`);
+  }
+  const seconds = cooldown === undefined ? DEFAULTS.cooldown : parseDuration(cooldown, `${name}.cooldown`);
+  if (!(seconds > 0)) throw new TypeError(`express-verified-user: option "${name}.cooldown" must be more than zero`);
+  return { failures: (failures as number | undefined) ?? DEFAULTS.failures, cooldown: seconds };
+}
+
+/** One breaker guarding one remote dependency. */
+export class CircuitBreaker {
+  private failures = 0;
+  private openedAt: number | undefined;
+  private open = false;
+  private probing = false;
+
+  constructor(
+    private readonly config: BreakerConfig,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Run `call` unless the breaker refuses it. `isOutage(err)` tells which failures count against the remote (a
+   * timeout, a 5xx) and which are answers (a 401 about a token: the remote is up).
+   */
+  async run<T>(call: () => Promise<T>, isOutage: (err: unknown) => boolean): Promise<T> {
+    let probe = false;
+    if (this.open) {
+      const waited = this.now() - (this.openedAt ?? 0);
+      const left = this.config.cooldown * 1000 - waited;
+      if (left > 0) throw refused(left);
+      if (this.probing) throw refused(1000);
+      this.probing = true;
+      probe = true;
+    }
+    try {
+      const result = await call();
+      this.succeeded();
+      return result;
+    } catch (err) {
+      if (isOutage(err)) this.failed();
+      else this.succeeded();
+      throw err;
+    } finally {
+      if (probe) this.probing = false;
+    }
+  }
+
+  stats(): BreakerStats {
+    const state = !this.open ? 'closed' : this.probing || this.now() - (this.openedAt ?? 0) >= this.config.cooldown * 1000 ? 'half-open' : 'open';
+    return { state, failures: this.failures, openedAt: this.openedAt };
+  }
+
+  private succeeded(): void {
+    this.failures = 0;
+    this.open = false;
+  }
+
+  private failed(): void {
+    this.failures++;
+    // A failed probe, or the threshold reached: (re)open for another cooldown.
+    if (this.open || this.failures >= this.config.failures) {
+      this.open = true;
+      this.openedAt = this.now();
+    }
+  }
+}
+
+function refused(leftMs: number): TokenAuthError {
+  return new TokenAuthError('verification_unavailable', { reason: 'breaker-open', retryAfter: Math.max(1, Math.ceil(leftMs / 1000)) });
+}
