@@ -4,6 +4,7 @@ import type { VerifyRouterOptions } from './router';
 import type { ScopeRequirementInput } from './scopes';
 import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
+import { acceptUncalled } from './uncalled';
 
 const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'] as const;
 
@@ -59,11 +60,9 @@ export function resetDefaultTokenAuth(): void {
 }
 
 /** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
-export function requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler {
-  return defaultTokenAuth().requireVerifiedUser(scopes);
-}
+export const requireVerifiedUser: (scopes?: ScopeRequirementInput) => RequestHandler = acceptUncalled(
+  'requireVerifiedUser', (scopes?: ScopeRequirementInput) => defaultTokenAuth().requireVerifiedUser(scopes));
 
 /** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
-export function verifyRouter(options?: VerifyRouterOptions): RequestHandler {
-  return defaultTokenAuth().verifyRouter(options);
-}
+export const verifyRouter: (options?: VerifyRouterOptions) => RequestHandler = acceptUncalled(
+  'verifyRouter', (options?: VerifyRouterOptions) => defaultTokenAuth().verifyRouter(options));

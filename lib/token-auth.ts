@@ -7,6 +7,7 @@ import { verifiedUserMiddleware } from './middleware';
 import { resolveOptions, type TokenAuthOptions } from './options';
 import { createVerifyRouter, type VerifyRouterOptions } from './router';
 import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
+import { acceptUncalled } from './uncalled';
 import { createVerifier } from './verifier';
 
 /** One configured verifier with its Express middleware. */
@@ -37,9 +38,9 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
   const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
 
   return {
-    requireVerifiedUser: (scopes) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false),
-    optionalVerifiedUser: () => verifiedUserMiddleware(auth, NO_SCOPES, true),
-    verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
+    requireVerifiedUser: acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false)),
+    optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => verifiedUserMiddleware(auth, NO_SCOPES, true)),
+    verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions) => createVerifyRouter(auth, routerOptions)),
     verify: (token) => auth.verifyToken(token),
     stats: () => verifier.stats(),
     close() {

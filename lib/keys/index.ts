@@ -1,6 +1,7 @@
 import { parseDuration } from '../duration';
 import type { ResolvedOptions } from '../options';
 import { jwksKeySource } from './jwks';
+import { undefinedKeyFieldMessage } from './hints';
 import { checkRemoteUrl } from './remote-url';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
@@ -39,6 +40,9 @@ export function createKeySource(options: ResolvedOptions): KeySource {
   if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
   const fields = key as Record<string, unknown>;
   const forms = (Object.keys(KEY_FIELDS) as KeyForm[]).filter((form) => fields[form] !== undefined);
+  // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
+  const unsetForm = (Object.keys(KEY_FIELDS) as KeyForm[]).find((form) => form in fields && fields[form] === undefined);
+  if (forms.length === 0 && unsetForm !== undefined) fail(undefinedKeyFieldMessage(unsetForm, process.env));
   if (forms.length !== 1) {
     fail(`option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`);
   }

@@ -1,6 +1,7 @@
 import { createPublicKey, createSecretKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { TokenAuthError } from '../errors';
 import type { JwsHeader } from '../jws';
+import { pemHint } from './hints';
 import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import type { SigningKeySource } from './source';
 
@@ -61,7 +62,7 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
     }
   } catch (err) {
     if (err instanceof TypeError && err.message.startsWith('express-verified-user:')) throw err;
-    fail(`${what} could not be read as a public key`);
+    fail(`${what} could not be read as a public key${typeof input === 'string' ? pemHint(input) : ''}`);
   }
   if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss') {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
