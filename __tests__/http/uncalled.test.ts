@@ -57,14 +57,14 @@ describe.each(EXPRESS_VERSIONS)('the top-level factories mounted uncalled (%s)',
   // per process, on first use, as they are in an app.
   let lib: typeof import('../../lib');
   let defaults: typeof import('../../lib/default-auth');
-  beforeAll(() => {
+  beforeAll(async () => {
     for (const name of VARIABLES) {
       saved[name] = process.env[name];
       delete process.env[name];
     }
-    jest.isolateModules(() => {
-      lib = require('../../lib');
-      defaults = require('../../lib/default-auth');
+    await jest.isolateModulesAsync(async () => {
+      lib = await import('../../lib');
+      defaults = await import('../../lib/default-auth');
     });
   });
   afterAll(() => {

@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { createHash } = require('node:crypto');
+const { URLSearchParams } = require('node:url');
 const { chromium } = require('playwright-core');
 const { startDemo } = require('../server');
 
