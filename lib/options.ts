@@ -23,7 +23,7 @@ export interface UpstreamKeyOption {
   timeout?: Duration;
 }
 
-/** Where verification keys come from (SPEC §4). */
+/** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
 export type KeyOption =
   | { secret: string | Buffer }
   | { publicKey: string | JsonWebKey | KeyObject }
@@ -31,7 +31,7 @@ export type KeyOption =
   | UpstreamKeyOption
   | KeyResolver;
 
-/** Result cache bounds and lifetimes (SPEC §5). */
+/** Result cache bounds and lifetimes (see docs/caching.md). */
 export interface CacheOptions {
   /** Most entries (default 10 000). */
   max?: number;
@@ -45,7 +45,7 @@ export interface CacheOptions {
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
 export interface TokenAuthOptions {
-  /** Key source (SPEC §4). */
+  /** Key source: `{ secret }`, `{ publicKey }`, `{ jwksUri }`, `{ upstream }` or a resolver function. */
   key: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required. */
   issuer: string | string[] | false;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import jwt from 'jsonwebtoken';
 
 /**
- * Checks the signature of a compact JWS whose header has been decoded and checked (SPEC §3.2) and whose `alg`
+ * Checks the signature of a compact JWS whose header has been decoded and checked (RFC 8725 §3.1) and whose `alg`
  * the key has been found to fit; `signedEnd` is the index of the token's second dot. True when the signature is
  * good; false (or a throw) when it is not.
  */
@@ -38,7 +38,7 @@ function jsonwebtokenSignatureStep(): { jwa: Jwa; checkKey: KeyAlgorithmCheck } 
   }
 }
 
-/** The signature check of SPEC §3.3: jsonwebtoken's, with a KeyObject. */
+/** The signature check (RFC 7515 §5.2): jsonwebtoken's, with a KeyObject. */
 export function createSignatureCheck(): SignatureCheck {
   const step = jsonwebtokenSignatureStep();
   if (step !== undefined) {
