@@ -150,6 +150,17 @@ export function body(err: unknown): ErrorBody | undefined {
   return err instanceof TokenAuthError ? err.toJSON() : undefined;
 }
 `;
+check('@types/express is an optional peer dependency (the package\'s .d.ts files import Express\'s types)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  if (!pkg.peerDependencies?.['@types/express'] || pkg.peerDependenciesMeta?.['@types/express']?.optional !== true) {
+    throw new Error('peerDependencies and peerDependenciesMeta should name @types/express as optional');
+  }
+  const declarations = [...shipped].filter((f) => f.endsWith('.d.ts'));
+  if (!declarations.some((f) => /from 'express'/.test(fs.readFileSync(path.join(root, f), 'utf8')))) {
+    throw new Error('no .d.ts imports express: the peer dependency may be dropped');
+  }
+});
+
 const MODULE_SETTINGS = [
   ['node10', { module: 'commonjs', moduleResolution: 'node10' }],
   ['node16', { module: 'node16', moduleResolution: 'node16' }],
