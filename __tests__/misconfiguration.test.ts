@@ -55,6 +55,11 @@ describe('key.secret (or another key form) given but undefined', () => {
     expect(message).not.toContain('x'.repeat(40)); // names, never values
   });
 
+  it('says an empty secret is empty, as an environment variable set to nothing gives it', () => {
+    expect(messageOf({ key: { secret: '' }, issuer: ISSUER, audience: AUDIENCE }))
+      .toBe('express-verified-user: key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
+  });
+
   it('still says "exactly one of" for an empty key object', () => {
     expect(messageOf({ key: {}, issuer: ISSUER, audience: AUDIENCE })).toMatch(/exactly one of/);
   });

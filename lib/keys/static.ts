@@ -37,6 +37,7 @@ export function secretKeySource(secret: unknown, algorithms: readonly Algorithm[
   if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
   else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
   else fail('key.secret must be a string or a Buffer');
+  if (bytes.length === 0) fail('key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
   if (bytes.length < MIN_SECRET_BYTES) fail(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
   const key = createSecretKey(bytes);
   return fixedKeySource(key, algorithmsFor(key, algorithms, 'an HMAC secret'));
