@@ -68,6 +68,11 @@ describe('TOKEN_ISSUER_BASE_URL', () => {
       .toEqual({ issuerBaseURL: ['https://a.example', 'https://b.example'], audience: AUDIENCE, algorithms: ['EdDSA'] });
   });
 
+  it('takes TOKEN_CLAIMS and TOKEN_SCOPE_CLAIM with it, as every key variable does', () => {
+    expect(optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'at+jwt', TOKEN_SCOPE_CLAIM: 'scp' }))
+      .toEqual({ issuerBaseURL: 'https://a.example', audience: AUDIENCE, claims: 'at+jwt', scopeClaim: ['scp'] });
+  });
+
   it('is a key variable: refused together with another one', () => {
     expect(() => optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example', TOKEN_JWKS_URI: 'https://a.example/jwks', TOKEN_AUDIENCE: AUDIENCE }))
       .toThrow(/set only one of/);

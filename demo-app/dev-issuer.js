@@ -26,30 +26,38 @@ const base64url = (value) => Buffer.from(JSON.stringify(value)).toString('base64
 /** A fresh ES256 issuer. `options` plug into createTokenAuth; `mint()` signs a Shape B token. */
 function createDevIssuer({ lifetime = LIFETIME } = {}) {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  // A key nobody trusts, for the demo's "forged token" case: a well-formed token whose signature cannot verify.
+  const stranger = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
   const kid = randomUUID();
 
-  function mint({ scopes = SCOPES, providers = PROVIDERS, origin = 'http://localhost' } = {}) {
+  /**
+   * A Shape B token. `lifetime` (seconds) overrides the issuer's; a negative one gives an already expired token
+   * (its `iat` set before its `exp`). `forged` signs with a key the app does not trust.
+   */
+  function mint({ scopes = SCOPES, providers = PROVIDERS, origin = 'http://localhost', lifetime: tokenLifetime = lifetime, forged = false } = {}) {
     const now = Math.floor(Date.now() / 1000);
+    const iat = tokenLifetime > 0 ? now : now + tokenLifetime - 60;
     const accounts = accountsFor(origin);
     const payload = {
       iss: ISSUER,
       aud: AUDIENCE,
-      iat: now,
-      exp: now + lifetime,
+      iat,
+      exp: now + tokenLifetime,
       jti: randomUUID(),
       scopes: [...scopes],
       providers: Object.fromEntries(providers.map((name) => [name, accounts[name]])),
-      metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user demo' },
+      metadata: { createdAt: new Date(iat * 1000).toISOString(), authorizer: 'express-verified-user demo' },
       sub: null,
     };
     const signingInput = `${base64url({ alg: 'ES256', typ: 'JWT', kid })}.${base64url(payload)}`;
     // JWS wants the raw r||s signature (IEEE P1363), not Node's default DER encoding.
-    const signature = sign('sha256', Buffer.from(signingInput), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    const signature = sign('sha256', Buffer.from(signingInput), { key: forged ? stranger : privateKey, dsaEncoding: 'ieee-p1363' });
     return `${signingInput}.${signature.toString('base64url')}`;
   }
 
   return {
     mint,
+    lifetime,
     options: { key: { publicKey }, issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'] },
   };
 }

@@ -5,12 +5,14 @@ import type { TokenAuth } from '../lib';
 
 /** The demo's dev issuer: mints Shape B tokens signed with a key made at start. */
 export interface DevIssuer {
-  mint(options?: { scopes?: string[]; providers?: string[]; origin?: string }): string;
+  mint(options?: { scopes?: string[]; providers?: string[]; origin?: string; lifetime?: number; forged?: boolean }): string;
+  /** Seconds a token lives. */
+  readonly lifetime: number;
   readonly options: { key: { publicKey: unknown }; issuer: string; audience: string; algorithms: string[] };
 }
 
-/** Build the demo app with a fresh dev signing key. */
-export function createDemoApp(): { app: Express; auth: TokenAuth; issuer: DevIssuer };
+/** Build the demo app with a fresh dev signing key; `codeLifetimeMs` shortens authorization codes (tests). */
+export function createDemoApp(options?: { codeLifetimeMs?: number }): { app: Express; auth: TokenAuth; issuer: DevIssuer };
 
 /** Start the demo; `port: 0` picks a free port. */
 export function startDemo(options?: { port?: number; host?: string; log?: (text: string) => void }): Promise<{

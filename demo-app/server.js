@@ -1,11 +1,13 @@
 'use strict';
-// The demo app: a link builder, a dev "authorize" endpoint, a callback page that calls the verify endpoint as the
-// service's sample client does, and two protected routes. It uses the package only through its public entry.
+// The demo app: a link builder, a dev authorization server (code flow with PKCE), a callback page that exchanges
+// the code and calls the verify endpoint as the service's sample client does, and two protected routes. It uses
+// the package only through its public entry.
 const http = require('node:http');
 const path = require('node:path');
 const express = require('express');
 const { createTokenAuth } = require('express-verified-user');
-const { createDevIssuer, SCOPES, PROVIDERS, LIFETIME } = require('./dev-issuer');
+const { createDevIssuer, LIFETIME } = require('./dev-issuer');
+const { devAuthorizationServer } = require('./dev-authorization-server');
 
 const PUBLIC = path.join(__dirname, 'public');
 
@@ -16,35 +18,8 @@ const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-function originOf(req) {
-  return `${req.protocol}://${req.get('host')}`;
-}
-
-/** A list parameter: repeated, space- or comma-separated; each value must be one of `allowed`. */
-function listParam(value, allowed) {
-  const items = (Array.isArray(value) ? value : [value ?? ''])
-    .flatMap((v) => String(v).split(/[\s,]+/))
-    .filter((v) => v !== '');
-  const unknown = items.filter((v) => !allowed.includes(v));
-  return { items: [...new Set(items)], unknown };
-}
-
-/**
- * Only a path on this demo may receive a token: an absolute path, not `//host` or `/\host`, which browsers
- * would treat as another origin.
- */
-function safeRedirect(value) {
-  if (typeof value !== 'string' || !/^\/(?![/\\])/.test(value)) return undefined;
-  const url = new URL(value, 'http://demo.invalid');
-  return url.origin === 'http://demo.invalid' ? url : undefined;
-}
-
-function authorizeError(res, message) {
-  res.status(400).type('text/plain').send(`Authorization failed: ${message}\n`);
-}
-
-/** Build the demo's Express app with a fresh dev signing key. */
-function createDemoApp() {
+/** Build the demo's Express app with a fresh dev signing key. `codeLifetimeMs` is for tests. */
+function createDemoApp({ codeLifetimeMs } = {}) {
   const issuer = createDevIssuer();
   const auth = createTokenAuth(issuer.options);
   const app = express();
@@ -59,22 +34,8 @@ function createDemoApp() {
   app.use(express.static(PUBLIC, { index: false }));
   require('./dpop').mountDpop(app); // the DPoP page: /dpop, /dpop/token, /dpop/api/me
 
-  // Dev stand-in for the identity service's OAuth authorize step: the user "consents" by following the link,
-  // and is sent back to the callback with a freshly signed token in `?token=`.
-  app.get('/oauth/authorize', (req, res) => {
-    if (req.query.response_type !== 'token') return authorizeError(res, 'response_type must be "token"');
-    const redirect = safeRedirect(req.query.redirect_uri);
-    if (redirect === undefined) return authorizeError(res, 'redirect_uri must be a path on this demo, such as /callback');
-    const scopes = listParam(req.query.scope, SCOPES);
-    if (scopes.unknown.length > 0) return authorizeError(res, `unknown scope (choose from ${SCOPES.join(', ')})`);
-    const providers = listParam(req.query.providers, PROVIDERS);
-    if (providers.unknown.length > 0) return authorizeError(res, `unknown provider (choose from ${PROVIDERS.join(', ')})`);
-
-    const token = issuer.mint({ scopes: scopes.items, providers: providers.items, origin: originOf(req) });
-    redirect.searchParams.set('token', token);
-    if (typeof req.query.state === 'string') redirect.searchParams.set('state', req.query.state);
-    res.set('Cache-Control', 'no-store').redirect(302, `${redirect.pathname}${redirect.search}`);
-  });
+  // Dev stand-in for the identity service's OAuth steps: GET /oauth/authorize → ?code=&state=, POST /oauth/token.
+  app.use(devAuthorizationServer(issuer, { codeLifetimeMs }));
 
   // The verify endpoint, as the service serves it: GET|POST /api/auth/@users/verify (Shape B, or Shape A with
   // ?view=profile).

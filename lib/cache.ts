@@ -43,7 +43,7 @@ interface Entry {
 const ENTRY_OVERHEAD = 256;
 
 /**
- * SHA-256 of a token as a 32-character binary string: the cache key (SPEC §5 allows the whole token or its
+ * SHA-256 of a token as a 32-character binary string: the cache key (the design allows the whole token or its
  * SHA-256). Cheaper than the token itself: V8 hashes an 850-character key one character at a time on every
  * lookup (1.3 µs), the digest costs 0.8 µs and leaves a 32-character key to hash, and an entry holds 32 characters
  * instead of the token. `crypto.hash` (Node 20.12+) skips the Hash object of `createHash`.
@@ -67,7 +67,7 @@ function verdictLimit(verdict: Verdict, now: number, tolerance: number): number 
 }
 
 /**
- * The result cache (SPEC §5): keyed by the token's SHA-256 (`keyOf`), bounded by entries and bytes, each entry
+ * The result cache (docs/caching.md): keyed by the token's SHA-256 (`keyOf`), bounded by entries and bytes, each entry
  * dead at min(ttl, the token's own time limits). Token faults are kept for `errorTtl` only; callers decide what
  * is a token fault. Concurrent misses share one verification.
  */

@@ -3,7 +3,7 @@ import { TokenAuthError } from './errors';
 import type { JwsHeader } from './jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
 
-/** How much of the payload is checked beyond signature, time, issuer and audience (SPEC §3.6, §10). */
+/** How much of the payload is checked beyond signature, time, issuer and audience (docs/any-issuer.md). */
 export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
 
 /**
@@ -59,7 +59,7 @@ interface ModeRule {
   /** Accepted `typ` values, normalised; undefined: any, or none, short of another kind of JWT. */
   typ: ReadonlySet<string> | undefined;
   scopeClaims: readonly string[];
-  /** An integer `iat` is required (read with the other times, SPEC §3.4). */
+  /** An integer `iat` is required (read with the other times, RFC 7519 §4.1.6). */
   requireIat: boolean;
   /** Said in a debug line when a refusal comes from this mode, so a misconfigured mode is found from the log. */
   hint: string;

@@ -106,7 +106,7 @@ function checkAccount(name: string, account: unknown): string | undefined {
 }
 
 /**
- * The Shape B structural check (SPEC §3.6, strict mode). Returns the path of the first field that is wrong, or
+ * The Shape B structural check (the service's token payload, README "What a token must be"; strict mode). Returns the path of the first field that is wrong, or
  * undefined when the payload is Shape B. Time, issuer and audience values are checked elsewhere.
  */
 export function shapeBViolation(payload: Record<string, unknown>): string | undefined {

@@ -5,6 +5,7 @@ import type { ScopeRequirementInput } from './scopes';
 import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
 import { claimsFromEnv } from './claim-modes-env';
+import { acceptUncalled } from './uncalled';
 
 const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER_BASE_URL'] as const;
 
@@ -28,7 +29,7 @@ function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE
 
 /**
  * Options for the default TokenAuth from environment variables: one of TOKEN_SECRET, TOKEN_PUBLIC_KEY (PEM),
- * TOKEN_JWKS_URI or TOKEN_UPSTREAM_URL, plus TOKEN_ISSUER, TOKEN_AUDIENCE and optionally TOKEN_ALGORITHMS, TOKEN_CLAIMS
+ * TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL or TOKEN_ISSUER_BASE_URL, plus TOKEN_ISSUER, TOKEN_AUDIENCE and optionally TOKEN_ALGORITHMS, TOKEN_CLAIMS
  * and TOKEN_SCOPE_CLAIM.
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
@@ -56,6 +57,7 @@ function issuerBaseURLFromEnv(env: NodeJS.ProcessEnv, bases: string[]): TokenAut
   const options: TokenAuthOptions = { issuerBaseURL: bases.length === 1 ? bases[0] : bases, audience: accepted(env, 'TOKEN_AUDIENCE') };
   if (env.TOKEN_ISSUER !== undefined && env.TOKEN_ISSUER !== '') options.issuer = accepted(env, 'TOKEN_ISSUER');
   if (env.TOKEN_ALGORITHMS !== undefined && env.TOKEN_ALGORITHMS !== '') options.algorithms = list(env.TOKEN_ALGORITHMS) as Algorithm[];
+  Object.assign(options, claimsFromEnv(env));
   return options;
 }
 
@@ -74,11 +76,9 @@ export function resetDefaultTokenAuth(): void {
 }
 
 /** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
-export function requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler {
-  return defaultTokenAuth().requireVerifiedUser(scopes);
-}
+export const requireVerifiedUser: (scopes?: ScopeRequirementInput) => RequestHandler = acceptUncalled(
+  'requireVerifiedUser', (scopes?: ScopeRequirementInput) => defaultTokenAuth().requireVerifiedUser(scopes));
 
 /** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
-export function verifyRouter(options?: VerifyRouterOptions): RequestHandler {
-  return defaultTokenAuth().verifyRouter(options);
-}
+export const verifyRouter: (options?: VerifyRouterOptions) => RequestHandler = acceptUncalled(
+  'verifyRouter', (options?: VerifyRouterOptions) => defaultTokenAuth().verifyRouter(options));

@@ -4,7 +4,7 @@ import type { BreakerStats } from './keys/breaker';
 import type { KeySource } from './keys/source';
 import type { RevocationStats } from './revocation';
 
-/** What `stats()` adds beside the cache counters when a fleet feature is in use (SPEC §12). */
+/** What `stats()` adds beside the cache counters when a fleet feature is in use (docs/fleet.md). */
 export interface FleetStats {
   /** The upstream's circuit breaker (upstream mode). */
   breaker?: BreakerStats;

@@ -93,7 +93,7 @@ export function decodeJws(token: string): DecodedJws {
   return { header: header as JwsHeader, payload, payloadLength, signedEnd: second };
 }
 
-/** Header rules of SPEC §3.2: `alg` one of ours (never `none`), no `crit`. */
+/** Header rules (RFC 8725 §3.1, RFC 7515 §4.1.11): `alg` one of ours (never `none`), no `crit`. */
 export function checkHeader(header: JwsHeader, algorithms: ReadonlySet<string>): void {
   if (!algorithms.has(header.alg)) throw invalid('alg');
   if (header.crit !== undefined) throw invalid('crit');

@@ -32,7 +32,7 @@ export interface UpstreamKeyOption {
   breaker?: BreakerOptions | false;
 }
 
-/** Where verification keys come from (SPEC §4). */
+/** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
 export type KeyOption =
   | { secret: string | Buffer }
   | { publicKey: string | JsonWebKey | KeyObject }
@@ -40,7 +40,7 @@ export type KeyOption =
   | UpstreamKeyOption
   | KeyResolver;
 
-/** Result cache bounds and lifetimes (SPEC §5). */
+/** Result cache bounds and lifetimes (see docs/caching.md). */
 export interface CacheOptions {
   /** Most entries (default 10 000). */
   max?: number;
@@ -56,17 +56,17 @@ export interface CacheOptions {
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
 export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
-  /** Key source (SPEC §4). Required unless `issuerBaseURL` is given. */
+  /** Key source: `{ secret }`, `{ publicKey }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
   key?: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
   issuer?: string | string[] | false;
-  /** Authorization server(s) to discover keys and issuer from (SPEC §10); replaces `key` and `issuer`. */
+  /** Authorization server(s) to discover keys and issuer from (OpenID Connect Discovery, RFC 8414); replaces `key` and `issuer`. */
   issuerBaseURL?: string | string[];
   /** Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required. */
   audience: string | string[] | false;
   /** Accepted `alg` values; default inferred from the key. `none` is never accepted. */
   algorithms?: Algorithm[];
-  /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068 (SPEC §10). */
+  /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068. */
   claims?: ClaimsMode;
   /** Accepted header `typ` value(s), case-insensitive, `application/` optional; a token without `typ` is then refused. */
   typ?: string | string[];
@@ -100,9 +100,9 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
   onError?: (err: TokenAuthError, req: Request | undefined) => void;
   /** Allow `http:` key or upstream URLs outside loopback (default false). */
   allowInsecureHttp?: boolean;
-  /** Accept DPoP-bound tokens with their proofs (RFC 9449; SPEC §11). */
+  /** Accept DPoP-bound tokens with their proofs (RFC 9449). */
   dpop?: DpopOptions;
-  /** Where the client certificate of mTLS-bound tokens comes from (RFC 8705; SPEC §11). */
+  /** Where the client certificate of mTLS-bound tokens comes from (RFC 8705). */
   mtls?: MtlsOptions;
   /** A revocation list shared by a fleet (`createRedisStore`; docs/fleet.md), checked before `isRevoked`. */
   revocation?: RevocationStore;

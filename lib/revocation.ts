@@ -2,7 +2,7 @@ import type { VerifiedClaims } from './claims';
 import { TokenAuthError } from './errors';
 
 /**
- * Revocation by `jti` shared across a fleet (SPEC §12), the seam between the request pipeline and a store such as
+ * Revocation by `jti` shared across a fleet (docs/fleet.md), the seam between the request pipeline and a store such as
  * `express-verified-user/redis`. The store keeps a local copy of the list, so a request costs one in-process
  * lookup and no network call.
  */

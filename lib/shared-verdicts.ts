@@ -5,7 +5,7 @@ import type { KeySource, RemoteClaims, RemoteClaimsSource } from './keys/source'
 import type { ResolvedOptions } from './options';
 
 /**
- * Verdicts of the upstream shared across a fleet (SPEC §12, `cache.shared`): a token costs one upstream call per
+ * Verdicts of the upstream shared across a fleet (`cache.shared`, docs/fleet.md): a token costs one upstream call per
  * fleet, not one per instance. Only upstream mode has verdicts worth sharing (a local signature check costs
  * microseconds, a shared lookup a network round trip).
  */

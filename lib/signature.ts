@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import { EDDSA_ALGORITHMS } from './keys/algorithms';
 
 /**
- * Checks the signature of a compact JWS whose header has been decoded and checked (SPEC §3.2) and whose `alg`
+ * Checks the signature of a compact JWS whose header has been decoded and checked (RFC 8725 §3.1) and whose `alg`
  * the key has been found to fit; `signedEnd` is the index of the token's second dot. True when the signature is
  * good; false (or a throw) when it is not.
  */
@@ -48,7 +48,7 @@ function edwardsSignatureIsGood(token: string, signedEnd: number, key: KeyObject
   return cryptoVerify(null, Buffer.from(token.slice(0, signedEnd), 'latin1'), key, Buffer.from(token.slice(signedEnd + 1), 'base64url'));
 }
 
-/** The signature check of SPEC §3.3: jsonwebtoken's, with a KeyObject; node:crypto for the Edwards curves. */
+/** The signature check (RFC 7515 §5.2): jsonwebtoken's, with a KeyObject; node:crypto for the Edwards curves. */
 export function createSignatureCheck(): SignatureCheck {
   const others = jsonwebtokenSignatureCheck();
   return (token, signedEnd, alg, key) =>

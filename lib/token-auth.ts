@@ -11,6 +11,7 @@ import { createVerifyRouter, type VerifyRouterOptions } from './router';
 import { fleetStats, type FleetStats } from './fleet-stats';
 import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
 import { withSharedVerdicts } from './shared-verdicts';
+import { acceptUncalled } from './uncalled';
 import { createVerifier } from './verifier';
 
 /**
@@ -53,9 +54,9 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
 
   return {
-    requireVerifiedUser: (scopes) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false),
-    optionalVerifiedUser: () => verifiedUserMiddleware(auth, NO_SCOPES, true),
-    verifyRouter: (routerOptions) => createVerifyRouter(auth, routerOptions),
+    requireVerifiedUser: acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false)),
+    optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => verifiedUserMiddleware(auth, NO_SCOPES, true)),
+    verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) => createVerifyRouter(auth, routerOptions)),
     verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
     claims(req) {
       const claims = req.auth;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Install the package as a user would: `npm pack`, install the tarball into a fresh app in a temporary folder,
-// then use it there with require (CommonJS), import (ESM) and from TypeScript (tsc --noEmit, strict).
+// then use it there with require (CommonJS), import (ESM) and from TypeScript (tsc --noEmit, strict) under every
+// moduleResolution (node10, node16, bundler), with and without esModuleInterop.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -32,13 +33,46 @@ run('npm', ['run', 'build'], root);
 const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
 const tarPath = path.join(work, tarball);
 
-check('the tarball holds dist/, the README and no sources or tests', () => {
-  const listing = run('tar', ['-tzf', tarPath], work);
-  for (const needed of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing.js', 'package/dist/express.d.ts', 'package/README.md']) {
-    if (!listing.includes(needed)) throw new Error(`missing ${needed}`);
+const listing = run('tar', ['-tzf', tarPath], work).split('\n').filter(Boolean);
+const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')));
+
+check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/express.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
+    if (!shipped.has(needed)) throw new Error(`missing ${needed}`);
   }
-  for (const banned of ['package/lib/', 'package/__tests__/', 'package/node_modules/']) {
-    if (listing.includes(banned)) throw new Error(`should not ship ${banned}`);
+  if (![...shipped].some((file) => file.startsWith('docs/'))) throw new Error('missing docs/');
+  for (const banned of ['lib/', '__tests__/', 'node_modules/', 'bench/', 'demo-app/']) {
+    if ([...shipped].some((file) => file.startsWith(banned))) throw new Error(`should not ship ${banned}`);
+  }
+});
+
+check('every relative link in the shipped README, SECURITY and docs points at a file the tarball holds', () => {
+  const broken = [];
+  for (const file of [...shipped].filter((f) => f.endsWith('.md'))) {
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+      if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
+      if (!shipped.has(resolved)) broken.push(`${file} → ${target}`);
+    }
+  }
+  if (broken.length > 0) throw new Error(`links to files the tarball lacks: ${broken.join(', ')}`);
+});
+
+check('no "SPEC §" reference in what ships (users have no SPEC)', () => {
+  const cited = [...shipped].filter((f) => /\.(md|d\.ts)$/.test(f) && /SPEC\s*§/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+  if (cited.length > 0) throw new Error(`cites SPEC: ${cited.join(', ')}`);
+});
+
+check('typesVersions maps every subpath export, so node10 (commonjs) TypeScript resolves each entry', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const mapped = pkg.typesVersions?.['*'] ?? {};
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    if (subpath === '.' || subpath === './package.json') continue;
+    const name = subpath.slice(2);
+    if (JSON.stringify(mapped[name]) !== JSON.stringify([target.types])) {
+      throw new Error(`typesVersions["*"]["${name}"] should be ["${target.types}"], is ${JSON.stringify(mapped[name])}`);
+    }
   }
 });
 
@@ -86,6 +120,66 @@ import { createTokenAuth, requireVerifiedUser, errorHandler, TokenAuthError } fr
 import { createTestIssuer } from 'express-verified-user/testing';`));
   run('node', ['esm.mjs'], app);
 });
+
+// One consumer, written so that it compiles under every module setting: named imports from express (a default
+// import needs esModuleInterop), the package's root and its ./testing entry. skipLibCheck is off, so the package's
+// own .d.ts files are checked too (they need @types/express, installed above as the README says).
+const TYPES_CONSUMER = `import { Router } from 'express';
+import {
+  createTokenAuth, errorHandler, requireVerifiedUser, verifyRouter, TokenAuthError,
+  type ErrorBody, type TokenAuth, type TokenAuthOptions, type VerifiedClaims,
+} from 'express-verified-user';
+import { createTestIssuer } from 'express-verified-user/testing';
+
+const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
+const auth: TokenAuth = createTokenAuth(options);
+export const router = Router();
+router.get('/me', auth.requireVerifiedUser({ all: ['identify'], any: ['email'] }), (req, res) => {
+  const claims: VerifiedClaims | undefined = req.auth;
+  const name: string | undefined = req.auth?.providers.google?.name;
+  res.json({ jti: claims?.jti, name });
+});
+router.use('/api', auth.verifyRouter({ defaultView: 'profile' }));
+router.use(errorHandler());
+export const fromEnvironment = [requireVerifiedUser, verifyRouter];
+export async function mint(): Promise<string> {
+  const issuer = await createTestIssuer({ alg: 'RS256' });
+  return issuer.sign({ scopes: ['identify'] });
+}
+export function body(err: unknown): ErrorBody | undefined {
+  return err instanceof TokenAuthError ? err.toJSON() : undefined;
+}
+`;
+check('@types/express is an optional peer dependency (the package\'s .d.ts files import Express\'s types)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  if (!pkg.peerDependencies?.['@types/express'] || pkg.peerDependenciesMeta?.['@types/express']?.optional !== true) {
+    throw new Error('peerDependencies and peerDependenciesMeta should name @types/express as optional');
+  }
+  const declarations = [...shipped].filter((f) => f.endsWith('.d.ts'));
+  if (!declarations.some((f) => /from 'express'/.test(fs.readFileSync(path.join(root, f), 'utf8')))) {
+    throw new Error('no .d.ts imports express: the peer dependency may be dropped');
+  }
+});
+
+const MODULE_SETTINGS = [
+  ['node10', { module: 'commonjs', moduleResolution: 'node10' }],
+  ['node16', { module: 'node16', moduleResolution: 'node16' }],
+  ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+  ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+];
+fs.writeFileSync(path.join(app, 'types-consumer.ts'), TYPES_CONSUMER);
+for (const [resolution, moduleOptions] of MODULE_SETTINGS) {
+  for (const esModuleInterop of [true, false]) {
+    check(`TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root and ./testing with no type error`, () => {
+      const config = `tsconfig.${resolution}-${esModuleInterop}.json`;
+      fs.writeFileSync(path.join(app, config), JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', types: ['node'], esModuleInterop, skipLibCheck: false, ...moduleOptions },
+        files: ['types-consumer.ts'],
+      }));
+      run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', config], app);
+    });
+  }
+}
 
 check('TypeScript (strict, node16 resolution) sees the types and req.auth', () => {
   fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({

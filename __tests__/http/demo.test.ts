@@ -1,3 +1,5 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Express } from 'express';
 import { decode } from 'jsonwebtoken';
 import request from 'supertest';
 import type { VerifiedClaims } from '../../lib';
@@ -18,10 +20,45 @@ const sampleClientHeaders = (token: string) => ({
   Accept: 'application/json',
 });
 
-function tokenFrom(location: string): string {
-  const token = new URL(location, 'http://demo').searchParams.get('token');
-  if (token === null) throw new Error('no token in the redirect');
-  return token;
+const CALLBACK = '/callback';
+
+/** A PKCE pair as a browser makes it (RFC 7636 §4.1, §4.2 S256). */
+function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+type Query = Record<string, string | undefined>;
+
+/** An authorization request; any parameter can be overridden or removed (undefined). */
+function authorizeUrl(challenge: string, overrides: Query = {}): string {
+  const params: Query = {
+    response_type: 'code', client_id: 'demo-app', redirect_uri: CALLBACK, scope: ALL_SCOPES.join(' '), providers: 'google',
+    state: randomBytes(32).toString('base64url'), code_challenge: challenge, code_challenge_method: 'S256', ...overrides,
+  };
+  const defined = Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return `/oauth/authorize?${new URLSearchParams(defined)}`;
+}
+
+function codeFrom(location: string): string {
+  const code = new URL(location, 'http://demo').searchParams.get('code');
+  if (code === null) throw new Error('no code in the redirect');
+  return code;
+}
+
+/** The token request a callback page makes (RFC 6749 §4.1.3), form-encoded. */
+function tokenRequest(app: Express, code: string, verifier: string, overrides: Query = {}) {
+  const form: Query = { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'demo-app', code_verifier: verifier, ...overrides };
+  const defined = Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return request(app).post('/oauth/token').type('form').send(new URLSearchParams(defined).toString());
+}
+
+/** The whole flow as the demo's pages run it: authorize, then exchange the code with its verifier. */
+async function obtainToken(app: Express, overrides: Query = {}): Promise<string> {
+  const { verifier, challenge } = pkcePair();
+  const res = await request(app).get(authorizeUrl(challenge, overrides)).expect(302);
+  const answer = await tokenRequest(app, codeFrom(res.headers.location), verifier).expect(200);
+  return answer.body.access_token as string;
 }
 
 describe('demo app', () => {
@@ -33,43 +70,81 @@ describe('demo app', () => {
   });
 
   describe('pages', () => {
-    it('serves the link builder at / with its scope and provider choices', async () => {
+    it('serves the link builder at / with its scope and provider choices, for the code flow', async () => {
       const res = await request(app).get('/').expect(200).expect('Content-Type', /html/);
       for (const scope of ALL_SCOPES) expect(res.text).toContain(`name="scope" value="${scope}"`);
       for (const provider of ['google', 'discord', 'roblox']) expect(res.text).toContain(`name="providers" value="${provider}"`);
       expect(res.text).toContain('id="authorize"');
-      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(res.text).toContain('name="response_type" value="code"');
+      expect(res.text).not.toContain('?token=');
+      expect(res.headers['content-security-policy']).toBe("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
       expect(res.headers['referrer-policy']).toBe('no-referrer');
     });
 
-    it('serves the callback page and its scripts', async () => {
-      const page = await request(app).get('/callback?token=x').expect(200).expect('Content-Type', /html/);
+    it('serves the callback page and its scripts: PKCE in sessionStorage, the code exchanged by POST, the sample client call', async () => {
+      const page = await request(app).get('/callback?code=x&state=y').expect(200).expect('Content-Type', /html/);
       expect(page.text).toContain('src="/callback.js"');
+      expect(page.text).toContain('src="/pkce.js"');
       const script = await request(app).get('/callback.js').expect(200).expect('Content-Type', /javascript/);
       expect(script.text).toContain("'/api/auth/@users/verify?'");
       expect(script.text).toContain("'Content-Type': 'application/json'");
       expect(script.text).toContain("Accept: 'application/json'");
+      expect(script.text).toContain("fetch('/oauth/token', {\n      method: 'POST'");
+      expect(script.text).toContain("params.get('state') !== pending.state");
+      expect(script.text).not.toMatch(/params\.get\('token'\)/);
+      const pkce = await request(app).get('/pkce.js').expect(200).expect('Content-Type', /javascript/);
+      expect(pkce.text).toContain("crypto.subtle.digest('SHA-256'");
+      expect(pkce.text).toContain('sessionStorage');
       await request(app).get('/builder.js').expect(200);
       await request(app).get('/style.css').expect(200);
       await request(app).get('/avatar.svg').expect(200).expect('Content-Type', /svg/);
     });
   });
 
-  describe('dev authorize endpoint', () => {
-    const authorize = '/oauth/authorize?response_type=token&client_id=demo-app&redirect_uri=%2Fcallback';
-
-    it('mints a token with the chosen scopes and providers and redirects to the callback with ?token= and state', async () => {
-      const res = await request(app).get(`${authorize}&scope=identify+email+profile&providers=google+roblox&state=s1`).expect(302);
-      expect(res.headers.location).toMatch(/^\/callback\?token=[\w-]+\.[\w-]+\.[\w-]+&state=s1$/);
+  describe('dev authorization server: GET /oauth/authorize', () => {
+    it('redirects to the callback with a one-time code and the same state, never a token', async () => {
+      const { challenge } = pkcePair();
+      const state = randomBytes(32).toString('base64url');
+      const res = await request(app).get(authorizeUrl(challenge, { state })).expect(302);
+      expect(res.headers.location).toMatch(/^\/callback\?code=[\w-]{43}&state=[\w-]{43}$/);
+      expect(new URL(res.headers.location, 'http://demo').searchParams.get('state')).toBe(state);
       expect(res.headers['cache-control']).toBe('no-store');
-      const claims = decode(tokenFrom(res.headers.location)) as VerifiedClaims;
+    });
+
+    it.each([
+      ['the implicit flow (response_type=token)', { response_type: 'token' }, 'response_type must be "code"'],
+      ['another client_id', { client_id: 'other' }, 'unknown client_id'],
+      ['a redirect to another host', { redirect_uri: 'https://evil.example/' }, 'redirect_uri must be a path on this demo'],
+      ['a protocol-relative redirect', { redirect_uri: '//evil.example' }, 'redirect_uri must be a path on this demo'],
+      ['a backslash redirect', { redirect_uri: '/\\evil.example' }, 'redirect_uri must be a path on this demo'],
+      ['no redirect', { redirect_uri: undefined }, 'redirect_uri must be a path on this demo'],
+      ['no code_challenge', { code_challenge: undefined }, 'code_challenge must be'],
+      ['the plain PKCE method', { code_challenge_method: 'plain' }, 'code_challenge_method must be "S256"'],
+      ['no state', { state: undefined }, 'state must be an unguessable value'],
+      ['a short state', { state: 'abc' }, 'state must be an unguessable value'],
+      ['an unknown scope', { scope: 'identify admin' }, 'unknown scope'],
+      ['an unknown provider', { providers: 'github' }, 'unknown provider'],
+    ])('refuses %s with 400 and no code', async (_case, overrides: Query, reason) => {
+      const res = await request(app).get(authorizeUrl(pkcePair().challenge, overrides)).expect(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.text).toMatch(new RegExp(`^Authorization failed: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    });
+  });
+
+  describe('dev authorization server: POST /oauth/token', () => {
+    it('exchanges the code and its verifier for a Bearer token with the chosen scopes and providers', async () => {
+      const { verifier, challenge } = pkcePair();
+      const redirect = await request(app).get(authorizeUrl(challenge, { scope: 'identify email profile', providers: 'google roblox' })).expect(302);
+      const res = await tokenRequest(app, codeFrom(redirect.headers.location), verifier).expect(200).expect('Content-Type', /json/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body).toEqual({ access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), token_type: 'Bearer', expires_in: 3600, scope: 'identify email profile' });
+      const claims = decode(res.body.access_token) as VerifiedClaims;
       expect(claims.scopes).toEqual(['identify', 'email', 'profile']);
       expect(Object.keys(claims.providers)).toEqual(['google', 'roblox']);
     });
 
     it('mints a token the demo verify endpoint accepts: Shape B as signed, Shape A from google', async () => {
-      const res = await request(app).get(`${authorize}&scope=identify+email+profile&providers=google`).expect(302);
-      const token = tokenFrom(res.headers.location);
+      const token = await obtainToken(app, { scope: 'identify email profile', providers: 'google' });
       const claims = await request(app).get('/api/auth/@users/verify?').set(sampleClientHeaders(token)).expect(200);
       expect(claims.body).toEqual(decode(token));
       const profile = await request(app).get('/api/auth/@users/verify?view=profile').set(sampleClientHeaders(token)).expect(200);
@@ -80,31 +155,66 @@ describe('demo app', () => {
     });
 
     it('accepts an empty scope and no providers (a token every route refuses)', async () => {
-      const res = await request(app).get(`${authorize}&scope=`).expect(302);
-      const token = tokenFrom(res.headers.location);
+      const token = await obtainToken(app, { scope: '', providers: undefined });
       expect(decode(token)).toMatchObject({ scopes: [], providers: {} });
       await request(app).get('/api/auth/@users/verify?').set(sampleClientHeaders(token)).expect(403);
     });
 
+    it('uses each code once: a second exchange is invalid_grant', async () => {
+      const { verifier, challenge } = pkcePair();
+      const code = codeFrom((await request(app).get(authorizeUrl(challenge)).expect(302)).headers.location);
+      await tokenRequest(app, code, verifier).expect(200);
+      const again = await tokenRequest(app, code, verifier).expect(400);
+      expect(again.body).toEqual({ error: 'invalid_grant', error_description: 'the code is unknown, used or expired' });
+    });
+
     it.each([
-      ['another response_type', '/oauth/authorize?response_type=code&redirect_uri=%2Fcallback'],
-      ['a redirect to another host', '/oauth/authorize?response_type=token&redirect_uri=https%3A%2F%2Fevil.example%2F'],
-      ['a protocol-relative redirect', '/oauth/authorize?response_type=token&redirect_uri=%2F%2Fevil.example'],
-      ['a backslash redirect', '/oauth/authorize?response_type=token&redirect_uri=%2F%5Cevil.example'],
-      ['no redirect', '/oauth/authorize?response_type=token'],
-      ['an unknown scope', `${authorize}&scope=identify+admin`],
-      ['an unknown provider', `${authorize}&providers=github`],
-    ])('refuses %s with 400 and no token', async (_case, url) => {
-      const res = await request(app).get(url).expect(400);
-      expect(res.headers.location).toBeUndefined();
-      expect(res.text).toMatch(/^Authorization failed: /);
+      ['another code_verifier', (v: string) => ({ code_verifier: `${v.slice(1)}A` }), 'code_verifier does not match the code_challenge'],
+      ['no code_verifier', () => ({ code_verifier: undefined }), 'code_verifier does not match the code_challenge'],
+      ['another redirect_uri', () => ({ redirect_uri: '/elsewhere' }), 'redirect_uri differs from the authorization request'],
+      ['another client_id', () => ({ client_id: 'other' }), 'the code was issued to another client'],
+      ['an unknown code', () => ({ code: 'A'.repeat(43) }), 'the code is unknown, used or expired'],
+    ])('refuses %s with invalid_grant, and the code is spent', async (_case, change: (verifier: string) => Query, description) => {
+      const { verifier, challenge } = pkcePair();
+      const code = codeFrom((await request(app).get(authorizeUrl(challenge)).expect(302)).headers.location);
+      const res = await tokenRequest(app, code, verifier, change(verifier)).expect(400);
+      expect(res.body).toEqual({ error: 'invalid_grant', error_description: description });
+      expect(res.headers['cache-control']).toBe('no-store');
+      if (description !== 'the code is unknown, used or expired') await tokenRequest(app, code, verifier).expect(400);
+    });
+
+    it('refuses another grant_type, and a JSON body, with unsupported_grant_type', async () => {
+      const res = await request(app).post('/oauth/token').type('form').send('grant_type=password&username=a&password=b').expect(400);
+      expect(res.body.error).toBe('unsupported_grant_type');
+      const json = await request(app).post('/oauth/token').send({ grant_type: 'authorization_code' }).expect(400);
+      expect(json.body.error).toBe('unsupported_grant_type');
+    });
+
+    it('refuses an expired code', async () => {
+      const demo = createDemoApp({ codeLifetimeMs: 0 });
+      try {
+        const { verifier, challenge } = pkcePair();
+        const code = codeFrom((await request(demo.app).get(authorizeUrl(challenge)).expect(302)).headers.location);
+        const res = await tokenRequest(demo.app, code, verifier).expect(400);
+        expect(res.body.error).toBe('invalid_grant');
+      } finally {
+        demo.auth.close();
+      }
+    });
+
+    it('issues the failure examples on request: an expired token (401 token expired) and a forged one (401 invalid)', async () => {
+      const expired = await obtainToken(app, { demo_token: 'expired' });
+      const late = await request(app).get('/api/me').set('Authorization', `Bearer ${expired}`).expect(401);
+      expect(late.body).toEqual({ status: 'error', message: 'Access token expired' });
+      const forged = await obtainToken(app, { demo_token: 'forged' });
+      const bad = await request(app).get('/api/me').set('Authorization', `Bearer ${forged}`).expect(401);
+      expect(bad.body).toEqual({ status: 'error', message: 'Invalid access token' });
     });
   });
 
   describe('protected routes', () => {
     it('answers /api/me with 200 and /api/admin with 403 for the same full token', async () => {
-      const res = await request(app).get(`/oauth/authorize?response_type=token&redirect_uri=%2Fcallback&scope=${ALL_SCOPES.join('+')}&providers=google`);
-      const token = tokenFrom(res.headers.location);
+      const token = await obtainToken(app);
       const me = await request(app).get('/api/me').set('Authorization', `Bearer ${token}`).expect(200);
       expect(me.body).toMatchObject({ status: 'success', jti: (decode(token) as VerifiedClaims).jti });
       const admin = await request(app).get('/api/admin').set('Authorization', `Bearer ${token}`).expect(403);

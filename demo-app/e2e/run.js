@@ -4,6 +4,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { createHash } = require('node:crypto');
+const { URLSearchParams } = require('node:url');
 const { chromium } = require('playwright-core');
 const { startDemo } = require('../server');
 
@@ -39,18 +41,44 @@ function equal(actual, expected, what) {
 
 const payloadOf = (token) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
 const text = async (page, selector) => ((await page.locator(selector).textContent()) ?? '').trim();
+const WIDTHS = [1280, 390];
 
-/** Press "Authorize" and wait for the callback to finish; returns the token the dev issuer put in `?token=`. */
-async function authorizeAndWait(page) {
+/** The page fits its viewport: no horizontal scroll (the routes table once overflowed a 390 px screen). */
+async function assertNoSideScroll(page, what) {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+  assert(scrollWidth <= clientWidth, `${what}: scrollWidth ${scrollWidth} > clientWidth ${clientWidth}`);
+}
+
+/** Open the link builder and wait until its link (with a fresh state and PKCE pair) is built. */
+async function openBuilder(page, demo) {
+  await page.goto(demo.url);
+  await page.waitForSelector('body[data-link="ready"]');
+}
+
+/** Wait until the built link carries these `providers` (each change rebuilds it, asynchronously). */
+async function waitForLink(page, providers) {
+  await page.waitForFunction((p) => new URL(document.getElementById('link').href).searchParams.get('providers') === p, providers);
+  return new URL(await text(page, '#link'));
+}
+
+/**
+ * Press "Authorize" and wait for the callback to finish. Returns the redirect's code and state and the token the
+ * page obtained from POST /oauth/token (read from the exchange's answer, never from an address).
+ */
+async function authorizeAndWait(page, click = () => page.click('#authorize')) {
   const [redirect] = await Promise.all([
     page.waitForResponse((r) => new URL(r.url()).pathname === '/oauth/authorize'),
-    page.click('#authorize'),
+    click(),
   ]);
   equal(redirect.status(), 302, 'authorize status');
-  const token = new URL(redirect.headers().location, 'http://demo').searchParams.get('token');
-  assert(token, 'the authorize redirect carries ?token=');
+  const location = new URL(redirect.headers().location, 'http://demo');
+  const exchange = await page.waitForResponse((r) => new URL(r.url()).pathname === '/oauth/token');
+  const answer = await exchange.json();
   await page.waitForSelector('body[data-state="done"]');
-  return token;
+  return { location, exchange, token: answer.access_token };
 }
 
 async function main() {
@@ -69,7 +97,7 @@ async function main() {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
-      viewport: { width: 1100, height: 900 },
+      viewport: { width: WIDTHS[0], height: 900 },
     });
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(15000);
@@ -86,24 +114,57 @@ async function main() {
       if (new URL(req.url()).pathname === VERIFY_PATH) verifyRequests.push(req);
     });
 
-    let token;
-    await check('link builder: build a link (all scopes; google and discord linked)', async () => {
-      await page.goto(demo.url);
-      await page.locator('#providers input[value="roblox"]').uncheck();
-      await page.click('#build');
-      const link = new URL(await text(page, '#link'));
-      equal(link.pathname, '/oauth/authorize', 'link path');
-      equal(link.searchParams.get('scope'), 'identify email profile google roblox discord', 'link scope');
-      equal(link.searchParams.get('providers'), 'google discord', 'link providers');
-      equal(link.searchParams.get('redirect_uri'), '/callback', 'link redirect_uri');
-      equal(await page.locator('#authorize').getAttribute('href'), link.href, 'Authorize button target');
-      await page.screenshot({ path: path.join(ARTIFACTS, 'demo-link-builder.png'), fullPage: true });
+    const addresses = []; // every address the tab showed: none may carry a token
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) addresses.push(frame.url());
+    });
+    const tokenRequests = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname === '/oauth/token') tokenRequests.push(req);
     });
 
-    await check('authorize: redirect to the callback with ?token=, which the page then removes from the address bar', async () => {
-      token = await authorizeAndWait(page);
+    let token;
+    let flow;
+    await check('link builder: a code-flow link with a fresh state and an S256 PKCE challenge (all scopes; google and discord)', async () => {
+      await openBuilder(page, demo);
+      await page.locator('#providers input[value="roblox"]').uncheck();
+      await page.click('#build');
+      const link = await waitForLink(page, 'google discord');
+      equal(link.pathname, '/oauth/authorize', 'link path');
+      equal(link.searchParams.get('response_type'), 'code', 'response_type');
+      equal(link.searchParams.get('code_challenge_method'), 'S256', 'code_challenge_method');
+      assert(/^[\w-]{43}$/.test(link.searchParams.get('code_challenge')), 'code_challenge is a base64url SHA-256');
+      assert(/^[\w-]{43}$/.test(link.searchParams.get('state')), 'state is 32 random bytes, base64url');
+      equal(link.searchParams.get('scope'), 'identify email profile google roblox discord', 'link scope');
+      equal(link.searchParams.get('redirect_uri'), '/callback', 'link redirect_uri');
+      equal(await page.locator('#authorize').getAttribute('href'), link.href, 'Authorize button target');
+      await page.screenshot({ path: path.join(ARTIFACTS, `demo-link-builder-${WIDTHS[0]}.png`), fullPage: true });
+    });
+
+    await check('authorize: a redirect with ?code= and the same state, then POST /oauth/token with the PKCE verifier', async () => {
+      const link = new URL(await text(page, '#link'));
+      flow = await authorizeAndWait(page);
+      token = flow.token;
+      equal(flow.location.pathname, '/callback', 'redirect path');
+      equal(flow.location.searchParams.get('state'), link.searchParams.get('state'), 'state sent back');
+      assert(flow.location.searchParams.get('code'), 'a code in the redirect');
+      assert(!flow.location.searchParams.has('token') && !flow.location.searchParams.has('access_token'), 'no token in the redirect');
+      const exchange = flow.exchange.request();
+      equal(exchange.method(), 'POST', 'token request method');
+      equal(exchange.headers()['content-type'], 'application/x-www-form-urlencoded', 'token request Content-Type');
+      const form = new URLSearchParams(exchange.postData());
+      equal(form.get('grant_type'), 'authorization_code', 'grant_type');
+      equal(form.get('code'), flow.location.searchParams.get('code'), 'code exchanged');
+      const challenge = createHash('sha256').update(form.get('code_verifier')).digest('base64url');
+      equal(challenge, link.searchParams.get('code_challenge'), 'S256(code_verifier)');
+      equal(flow.exchange.status(), 200, 'token answer');
+      assert(token && token.split('.').length === 3, 'an access token in the answer');
+    });
+
+    await check('callback: the address bar keeps neither code nor token, and no address ever held the token', async () => {
       equal(new URL(page.url()).pathname, '/callback', 'callback path');
-      equal(new URL(page.url()).search, '', 'address bar query after reading the token');
+      equal(new URL(page.url()).search, '', 'address bar query after the exchange');
+      assert(addresses.every((url) => !url.includes(token)), 'an address held the token');
     });
     const claims = token ? payloadOf(token) : {};
 
@@ -111,7 +172,7 @@ async function main() {
       const first = verifyRequests[0];
       assert(first, 'no request to the verify endpoint');
       equal(first.method(), 'GET', 'method');
-      assert(first.url().endsWith(`${VERIFY_PATH}?`), `URL ends with "verify?": ${first.url().replace(/token=[^&]*/, 'token=…')}`);
+      assert(first.url().endsWith(`${VERIFY_PATH}?`), `URL ends with "verify?": ${first.url()}`);
       const headers = await first.allHeaders();
       equal(headers.authorization, `Bearer ${token}`, 'Authorization');
       equal(headers['content-type'], 'application/json', 'Content-Type');
@@ -143,19 +204,52 @@ async function main() {
       assert((await text(page, '#route-me .answer')).includes(claims.jti), '/api/me answer names the jti');
       equal(await text(page, '#route-admin .status'), '403', '/api/admin status');
       assert((await text(page, '#route-admin .answer')).includes('Insufficient scope: this needs admin; the token lacks admin.'), '/api/admin explains the missing scope');
+      await page.screenshot({ path: path.join(ARTIFACTS, `demo-callback-${WIDTHS[0]}.png`), fullPage: true });
     });
 
-    await check('screenshot of the callback page saved', async () => {
-      const file = path.join(ARTIFACTS, 'demo-callback.png');
-      await page.screenshot({ path: file, fullPage: true });
-      assert(fs.statSync(file).size > 10000, 'screenshot has content');
+    await check('the code is single-use: a second exchange of it is refused with invalid_grant', async () => {
+      const form = new URLSearchParams(flow.exchange.request().postData());
+      const again = await fetch(new URL('/oauth/token', demo.url), { method: 'POST', body: form });
+      equal(again.status, 400, 'second exchange status');
+      equal((await again.json()).error, 'invalid_grant', 'second exchange error');
+    });
+
+    await check('a tampered state is refused: no code exchange, a "State mismatch" page', async () => {
+      await openBuilder(page, demo);
+      const link = new URL(await text(page, '#link'));
+      link.searchParams.set('state', 'X'.repeat(43));
+      const before = tokenRequests.length;
+      await page.goto(link.href);
+      await page.waitForSelector('body[data-state="done"]');
+      equal(await text(page, '#heading'), 'State mismatch', 'heading');
+      assert((await text(page, '#summary')).startsWith('Refused: the state in this answer does not match'), 'summary refuses');
+      equal(tokenRequests.length, before, 'token requests made');
+      equal(new URL(page.url()).search, '', 'address bar query');
+    });
+
+    await check('an expired token is headed "Token expired", not "Invalid token"', async () => {
+      await openBuilder(page, demo);
+      await authorizeAndWait(page, () => page.click('#try-expired'));
+      equal(await text(page, '#heading'), 'Token expired', 'heading');
+      assert((await text(page, '#summary')).startsWith("Expired token. Access token expired: the token's lifetime is over."), 'summary says expired');
+      equal(await page.getAttribute('#claims', 'data-status'), '401', 'Shape B status');
+      await page.screenshot({ path: path.join(ARTIFACTS, `demo-expired-${WIDTHS[0]}.png`), fullPage: true });
+    });
+
+    await check('a forged token is reported invalid (401)', async () => {
+      await openBuilder(page, demo);
+      await authorizeAndWait(page, () => page.click('#try-invalid'));
+      equal(await text(page, '#heading'), 'Invalid token', 'heading');
+      assert((await text(page, '#summary')).startsWith('Invalid token. Invalid access token: the token was rejected'), 'summary says the token is invalid');
+      equal(await text(page, '#route-me .status'), '401', '/api/me status');
     });
 
     await check('a token without email and profile: Shape B 200, the profile view 403 with a clear message', async () => {
-      await page.goto(demo.url);
+      await openBuilder(page, demo);
       await page.locator('#scopes input[value="email"]').uncheck();
       await page.locator('#scopes input[value="profile"]').uncheck();
       await page.click('#build');
+      await page.waitForFunction(() => new URL(document.getElementById('authorize').href).searchParams.get('scope') === 'identify google roblox discord');
       await authorizeAndWait(page);
       equal(await page.getAttribute('#claims', 'data-status'), '200', 'Shape B status');
       equal(await page.getAttribute('#profile', 'data-status'), '403', 'Shape A status');
@@ -165,22 +259,33 @@ async function main() {
       await page.screenshot({ path: path.join(ARTIFACTS, 'demo-insufficient-scope.png'), fullPage: true });
     });
 
-    await check('the callback without a token says the token is missing', async () => {
-      await page.goto(demo.url);
+    await check('the callback without a code says the code is missing', async () => {
+      await openBuilder(page, demo);
       await page.click('#try-missing');
       await page.waitForSelector('body[data-state="done"]');
-      assert((await text(page, '#summary')).startsWith('Missing token'), 'summary says the token is missing');
+      equal(await text(page, '#heading'), 'Missing code', 'heading');
+      assert((await text(page, '#summary')).startsWith('Missing authorization code'), 'summary says the code is missing');
       assert((await page.getAttribute('#summary', 'class')).includes('error'), 'summary is an error');
     });
 
-    await check('a forged token is reported invalid (401)', async () => {
-      await page.goto(demo.url);
-      await page.click('#try-invalid');
-      await page.waitForSelector('body[data-state="done"]');
-      equal(await page.getAttribute('#claims', 'data-status'), '401', 'Shape B status');
-      assert((await text(page, '#summary')).startsWith('Invalid token. Invalid access token: the token was rejected'), 'summary says the token is invalid');
-      equal(await text(page, '#route-me .status'), '401', '/api/me status');
-    });
+    for (const width of WIDTHS) {
+      await check(`at ${width} px wide: every page fits with no horizontal scroll, and the flow reaches a 200`, async () => {
+        await page.setViewportSize({ width, height: 900 });
+        await openBuilder(page, demo);
+        await assertNoSideScroll(page, 'link builder');
+        await page.screenshot({ path: path.join(ARTIFACTS, `demo-link-builder-${width}.png`), fullPage: true });
+        await authorizeAndWait(page);
+        equal(await text(page, '#route-me .status'), '200', '/api/me status');
+        await assertNoSideScroll(page, 'callback');
+        await page.screenshot({ path: path.join(ARTIFACTS, `demo-callback-${width}.png`), fullPage: true });
+        await openBuilder(page, demo);
+        await authorizeAndWait(page, () => page.click('#try-expired'));
+        await assertNoSideScroll(page, 'expired-token callback');
+        await page.goto(new URL('/callback', demo.url).href);
+        await page.waitForSelector('body[data-state="done"]');
+        await assertNoSideScroll(page, 'callback without a code');
+      });
+    }
 
     await require('./dpop').runDpopChecks({ page, url: demo.url, check, assert, equal });
 

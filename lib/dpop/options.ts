@@ -23,7 +23,7 @@ export interface DpopNonceOptions {
   lifetime?: Duration;
 }
 
-/** The `dpop` option of `createTokenAuth` (SPEC §11). */
+/** The `dpop` option of `createTokenAuth` (RFC 9449, docs/dpop.md). */
 export interface DpopOptions {
   /** `true`: only `Authorization: DPoP` is accepted, Bearer is refused (default false: both). */
   required?: boolean;

@@ -2,7 +2,7 @@ import { parseDuration, type Duration } from '../duration';
 import { TokenAuthError } from '../errors';
 
 /**
- * A circuit breaker for a remote dependency (SPEC §12 addendum): after `failures` outages in a row it opens, and
+ * A circuit breaker for a remote dependency (docs/fleet.md): after `failures` outages in a row it opens, and
  * calls are refused at once with 503 `verification_unavailable` (reason `breaker-open`) and a `Retry-After`,
  * instead of each new token waiting the whole fetch timeout. After `cooldown` it lets one probe through at a time
  * (half-open); the first success closes it, a failed probe opens it for another `cooldown`.

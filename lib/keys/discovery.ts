@@ -177,7 +177,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
 }
 
 /**
- * `issuerBaseURL`: keys of one or several authorization servers found by discovery (SPEC §10). A token is routed
+ * `issuerBaseURL`: keys of one or several authorization servers found by discovery (docs/any-issuer.md). A token is routed
  * by its unverified `iss`: it must name one of the configured base URLs (give or take one trailing slash) before
  * anything is fetched, and then equal that server's discovered `issuer` exactly. Each server has its own key set,
  * so one server's keys never verify another's tokens, whatever their `kid`s.

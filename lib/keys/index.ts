@@ -3,6 +3,7 @@ import type { ResolvedOptions } from '../options';
 import { discoveryKeySource } from './discovery';
 import { jwksKeySource } from './jwks';
 import { resolveBreaker } from './breaker';
+import { undefinedKeyFieldMessage } from './hints';
 import { checkRemoteUrl } from './remote-url';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
@@ -54,6 +55,9 @@ export function createKeySource(options: ResolvedOptions): KeySource {
   if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
   const fields = key as Record<string, unknown>;
   const forms = (Object.keys(KEY_FIELDS) as KeyForm[]).filter((form) => fields[form] !== undefined);
+  // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
+  const unsetForm = (Object.keys(KEY_FIELDS) as KeyForm[]).find((form) => form in fields && fields[form] === undefined);
+  if (forms.length === 0 && unsetForm !== undefined) fail(undefinedKeyFieldMessage(unsetForm, process.env));
   if (forms.length !== 1) {
     fail(`option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`);
   }

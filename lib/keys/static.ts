@@ -1,6 +1,7 @@
 import { createPublicKey, createSecretKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { TokenAuthError } from '../errors';
 import type { JwsHeader } from '../jws';
+import { pemHint } from './hints';
 import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import type { SigningKeySource } from './source';
 
@@ -36,6 +37,7 @@ export function secretKeySource(secret: unknown, algorithms: readonly Algorithm[
   if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
   else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
   else fail('key.secret must be a string or a Buffer');
+  if (bytes.length === 0) fail('key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
   if (bytes.length < MIN_SECRET_BYTES) fail(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
   const key = createSecretKey(bytes);
   return fixedKeySource(key, algorithmsFor(key, algorithms, 'an HMAC secret'));
@@ -61,7 +63,7 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
     }
   } catch (err) {
     if (err instanceof TypeError && err.message.startsWith('express-verified-user:')) throw err;
-    fail(`${what} could not be read as a public key`);
+    fail(`${what} could not be read as a public key${typeof input === 'string' ? pemHint(input) : ''}`);
   }
   if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss') {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;

@@ -6,7 +6,7 @@ import type { SharedVerdictStore } from '../shared-verdicts';
 import { redisConnection, type RedisClientLike, type Subscriber } from './redis-client';
 
 /**
- * `express-verified-user/redis` (SPEC §12): the state a fleet shares, in the app's own Redis. One store serves the
+ * `express-verified-user/redis` (docs/fleet.md): the state a fleet shares, in the app's own Redis. One store serves the
  * three seams the core defines — revocation (`revocation`), DPoP single use (`dpop.replay`) and upstream verdicts
  * (`cache.shared`). Keys, under `prefix`:
  *
