@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
+import { createDpopHolder, signToken } from '../../lib/testing';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 import { startInstance, stopAllInstances, type Instance, type InstanceConfig } from '../fixtures/fleet';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
@@ -86,6 +87,27 @@ describe('DPoP single use across processes', () => {
       const answers = await Promise.all(instances.map((instance) => instance.call<boolean>('claim', { claimId: id, expiresAt })));
       expect(answers.filter((a) => a === true)).toHaveLength(1);
       expect(answers.filter((a) => a === false)).toHaveLength(2);
+    }
+  });
+
+  it('answers exactly one 200 when one DPoP proof reaches three instances at once', async () => {
+    const holder = createDpopHolder('ES256');
+    const secret = 'x'.repeat(40);
+    const config = { ...upstreamConfig(5, false), key: { secret }, dpop: true, trustProxy: true };
+    const instances = await Promise.all([config, { ...config, express: 4 as const, client: 'ioredis' as const }, config].map((c) => startInstance(c)));
+    await Promise.all(instances.map(connected));
+    const token = signToken(shapeB(Math.floor(Date.now() / 1000), { cnf: { jkt: holder.jkt } }), secret, 'HS256');
+    // The load balancer's public name, which every instance is told through X-Forwarded-* (trust proxy: loopback).
+    const front = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.test' };
+    for (let round = 0; round < 3; round++) {
+      const proof = holder.proof({ method: 'GET', url: 'https://api.example.test/me', token });
+      const headers = { ...front, Authorization: `DPoP ${token}`, DPoP: proof };
+      const answers = await Promise.all(instances.map((instance) => instance.get(token, headers)));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 401, 401]);
+      for (const refused of answers.filter((a) => a.status === 401)) {
+        expect(JSON.parse(refused.body)).toEqual({ status: 'error', message: 'Invalid DPoP proof' });
+        expect(refused.headers['www-authenticate']).toContain('error="invalid_dpop_proof"');
+      }
     }
   });
 
