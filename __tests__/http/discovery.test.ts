@@ -96,6 +96,30 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       expect(res.body).toMatchObject({ iss: as.issuer, aud: RESOURCE, client_id: as.clientId, scope: 'read' });
     });
 
+    it('needs nothing but issuerBaseURL and audience: the README example, with the default claims mode', async () => {
+      const as = provider('RS256');
+      const auth = createTokenAuth({ issuerBaseURL: as.issuer, audience: RESOURCE, clock });
+      cleanup.push(() => auth.close());
+      const app = express();
+      app.get('/me', auth.requireVerifiedUser(['read']), (req, res) => {
+        res.json(auth.claims(req));
+      });
+      const res = await request(app).get('/me').set(bearer(await as.token()));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ iss: as.issuer, client_id: as.clientId });
+      expectInvalid(await request(app).get('/me').set(bearer(sign({ iss: as.issuer, aud: RESOURCE, exp: Math.floor(clock()) + 60 }))));
+    });
+
+    it.each(ALGORITHMS)('verifies its %s tokens as RFC 9068 access tokens under claims: \'at+jwt\'', async (alg) => {
+      const as = provider(alg);
+      const { server } = await serve(discovery(as.issuer, { claims: 'at+jwt' }));
+      const res = await request(server).get('/me').set(bearer(await as.token()));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ iss: as.issuer, aud: RESOURCE, client_id: as.clientId, scope: 'read' });
+      expect(typeof res.body.sub).toBe('string');
+      expect(typeof res.body.jti).toBe('string');
+    });
+
     it('accepts the base URL with a trailing slash that the issuer lacks (RFC 8414 §3.3)', async () => {
       const as = provider('ES256');
       const { server } = await serve(discovery(`${as.issuer}/`));
