@@ -130,15 +130,19 @@ import {
   type ErrorBody, type TokenAuth, type TokenAuthOptions, type VerifiedClaims,
 } from 'express-verified-user';
 import { createTestIssuer } from 'express-verified-user/testing';
+import { createRedisStore, type RedisStore } from 'express-verified-user/redis';
 
-const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
-const auth: TokenAuth = createTokenAuth(options);
+export const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
+// Strict mode (the default with key): Shape B guaranteed, through auth.claims(req) and verify().
+const auth: TokenAuth<VerifiedClaims> = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] });
 export const router = Router();
 router.get('/me', auth.requireVerifiedUser({ all: ['identify'], any: ['email'] }), (req, res) => {
-  const claims: VerifiedClaims | undefined = req.auth;
-  const name: string | undefined = req.auth?.providers.google?.name;
-  res.json({ jti: claims?.jti, name });
+  const claims: VerifiedClaims = auth.claims(req);
+  const name: string | undefined = claims.providers.google?.name;
+  const exp: number | undefined = req.auth?.exp;
+  res.json({ jti: claims.jti, name, exp });
 });
+export const makeStore = (client: Parameters<typeof createRedisStore>[0]): RedisStore => createRedisStore(client);
 router.use('/api', auth.verifyRouter({ defaultView: 'profile' }));
 router.use(errorHandler());
 export const fromEnvironment = [requireVerifiedUser, verifyRouter];
@@ -170,7 +174,7 @@ const MODULE_SETTINGS = [
 fs.writeFileSync(path.join(app, 'types-consumer.ts'), TYPES_CONSUMER);
 for (const [resolution, moduleOptions] of MODULE_SETTINGS) {
   for (const esModuleInterop of [true, false]) {
-    check(`TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root and ./testing with no type error`, () => {
+    check(`TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root, ./testing and ./redis with no type error`, () => {
       const config = `tsconfig.${resolution}-${esModuleInterop}.json`;
       fs.writeFileSync(path.join(app, config), JSON.stringify({
         compilerOptions: { strict: true, noEmit: true, target: 'ES2022', types: ['node'], esModuleInterop, skipLibCheck: false, ...moduleOptions },
@@ -190,13 +194,13 @@ check('TypeScript (strict, node16 resolution) sees the types and req.auth', () =
 import { createTokenAuth, errorHandler, TokenAuthError, type VerifiedClaims, type ErrorBody, type TokenAuthOptions } from 'express-verified-user';
 import { createTestIssuer } from 'express-verified-user/testing';
 
-const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
-const auth = createTokenAuth(options);
+export const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] });
 const app = express();
 app.get('/me', auth.requireVerifiedUser({ all: ['identify'], any: ['email'] }), (req, res) => {
-  const claims: VerifiedClaims | undefined = req.auth;
-  const name: string | undefined = req.auth?.providers.google?.name;
-  res.json({ jti: claims?.jti, name });
+  const claims: VerifiedClaims = auth.claims(req);
+  const name: string | undefined = claims.providers.google?.name;
+  res.json({ jti: claims.jti, name, exp: req.auth?.exp });
 });
 app.use(errorHandler());
 export async function mint(): Promise<string> {
