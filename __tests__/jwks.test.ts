@@ -19,10 +19,11 @@ let now = Math.floor(Date.now() / 1000);
 const clock = () => now;
 const opened: TokenAuth[] = [];
 const servers: LoopbackServer[] = [];
+const issuers: Array<{ close(): Promise<void> }> = [];
 
 afterEach(async () => {
   for (const auth of opened.splice(0)) auth.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await Promise.all([...servers.splice(0), ...issuers.splice(0)].map((s) => s.close()));
 });
 
 /** A JWKS server answering with `keys` (a function, so a test can change what it publishes). */
@@ -36,6 +37,15 @@ function jwksAuth(jwksUri: string, key: Record<string, unknown> = {}, options: P
   const auth = createTokenAuth({ key: { jwksUri, ...key }, issuer: ISSUER, audience: AUDIENCE, clock, ...options } as TokenAuthOptions);
   opened.push(auth);
   return auth;
+}
+
+/** A createTestIssuer serving its JWKS, and a TokenAuth reading it; both closed after the test. */
+async function issuerWithAuth(alg: 'RS256' | 'ES256') {
+  const issuer = await createTestIssuer({ alg, jwks: true, clock });
+  issuers.push(issuer);
+  const auth = createTokenAuth({ ...issuer.options, clock });
+  opened.push(auth);
+  return { issuer, auth };
 }
 
 function rs256(kid: string | undefined, key: KeyObject = rsa.privateKey, overrides: Record<string, unknown> = {}): string {
@@ -114,54 +124,36 @@ describe('jwksUri key source', () => {
   });
 
   it('finds a rotated key by refetching (createTestIssuer rotate)', async () => {
-    const issuer = await createTestIssuer({ alg: 'RS256', jwks: true, clock });
-    try {
-      const auth = createTokenAuth({ ...issuer.options, clock });
-      opened.push(auth);
-      await auth.verify(issuer.sign());
-      expect(issuer.jwksRequests).toBe(1);
-      const before = issuer.kid;
-      issuer.rotate();
-      expect(issuer.kid).not.toBe(before);
-      await expect(auth.verify(issuer.sign())).resolves.toMatchObject({ iss: issuer.options.issuer });
-      expect(issuer.jwksRequests).toBe(2);
-    } finally {
-      await issuer.close();
-    }
+    const { issuer, auth } = await issuerWithAuth('RS256');
+    await auth.verify(issuer.sign());
+    expect(issuer.jwksRequests).toBe(1);
+    const before = issuer.kid;
+    issuer.rotate();
+    expect(issuer.kid).not.toBe(before);
+    await expect(auth.verify(issuer.sign())).resolves.toMatchObject({ iss: issuer.options.issuer });
+    expect(issuer.jwksRequests).toBe(2);
   });
 
   it('stops serving a cached success once a refetch no longer lists its key (withdrawn key)', async () => {
-    const issuer = await createTestIssuer({ alg: 'ES256', jwks: true, clock });
-    try {
-      const auth = createTokenAuth({ ...issuer.options, clock });
-      opened.push(auth);
-      const old = issuer.sign();
-      await auth.verify(old);
-      await auth.verify(old);
-      expect(auth.stats()).toMatchObject({ hits: 1 });
-      issuer.rotate({ retirePrevious: true });
-      await auth.verify(issuer.sign()); // unknown kid: the refetch drops the old key
-      expect(await failure(auth.verify(old))).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
-    } finally {
-      await issuer.close();
-    }
+    const { issuer, auth } = await issuerWithAuth('ES256');
+    const old = issuer.sign();
+    await auth.verify(old);
+    await auth.verify(old);
+    expect(auth.stats()).toMatchObject({ hits: 1 });
+    issuer.rotate({ retirePrevious: true });
+    await auth.verify(issuer.sign()); // unknown kid: the refetch drops the old key
+    expect(await failure(auth.verify(old))).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
   });
 
   it('keeps serving cached successes of a key a refetch still lists', async () => {
-    const issuer = await createTestIssuer({ alg: 'ES256', jwks: true, clock });
-    try {
-      const auth = createTokenAuth({ ...issuer.options, clock });
-      opened.push(auth);
-      const old = issuer.sign();
-      await auth.verify(old);
-      issuer.rotate({ retirePrevious: false });
-      await auth.verify(issuer.sign());
-      expect(issuer.jwksRequests).toBe(2);
-      await expect(auth.verify(old)).resolves.toMatchObject({ iss: issuer.options.issuer });
-      expect(auth.stats()).toMatchObject({ hits: 1 });
-    } finally {
-      await issuer.close();
-    }
+    const { issuer, auth } = await issuerWithAuth('ES256');
+    const old = issuer.sign();
+    await auth.verify(old);
+    issuer.rotate({ retirePrevious: false });
+    await auth.verify(issuer.sign());
+    expect(issuer.jwksRequests).toBe(2);
+    await expect(auth.verify(old)).resolves.toMatchObject({ iss: issuer.options.issuer });
+    expect(auth.stats()).toMatchObject({ hits: 1 });
   });
 
   it('refetches for a new kid only once the cooldown has passed, answering invalid_token meanwhile', async () => {

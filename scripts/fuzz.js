@@ -13,18 +13,11 @@ require('./ts-register');
 const { performance } = require('node:perf_hooks');
 const { EXPRESS_VERSIONS } = require('../__tests__/fixtures/express');
 const { runFuzz } = require('../__tests__/security/fuzzing');
-
-function option(name, fallback) {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} wants a non-negative integer`);
-  return value;
-}
+const { option } = require('./load-common');
 
 async function main() {
-  const numRuns = option('runs', 12_500);
-  const seed = option('seed', Date.now() % 2 ** 31);
+  const numRuns = option('runs', 12_500, { allowZero: true });
+  const seed = option('seed', Date.now() % 2 ** 31, { allowZero: true });
   console.log(`fuzz: ${numRuns} runs per property per app per Express version, seed ${seed}`);
   let total = 0;
   const started = performance.now();

@@ -13,46 +13,36 @@
  *
  *   npm run soak -- --fleet --seconds 20 --connections 24
  */
-const { execFileSync } = require('node:child_process');
-const { createHmac, randomBytes } = require('node:crypto');
+const { randomBytes } = require('node:crypto');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { option, compilePackage, signHs256, range } = require('./load-common');
 
 require('./ts-register');
 const { startRedisServer } = require('../__tests__/fixtures/redis-server');
 const { startInstance, stopAllInstances, within } = require('../__tests__/fixtures/fleet');
-
-function option(name, fallback) {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} wants a positive integer`);
-  return value;
-}
 
 const seconds = option('seconds', 20);
 const connections = option('connections', 24);
 const secret = randomBytes(48).toString('base64url');
 const now = Math.floor(Date.now() / 1000);
 const PROPAGATION_MS = 1000;
-const DIST = path.join(__dirname, '.tmp', 'dist');
 
-const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
 function token(jti, key = secret) {
-  const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({
-    iss: 'auth.example.com', aud: 'api.example.com', iat: now - 60, exp: now + 3600 + seconds, jti,
-    scopes: ['identify'], providers: {}, metadata: { createdAt: new Date((now - 60) * 1000).toISOString(), authorizer: 'soak' }, sub: null,
-  })}`;
-  return { jti, exp: now + 3600 + seconds, token: `${input}.${createHmac('sha256', key).update(input).digest('base64url')}` };
+  const exp = now + 3600 + seconds;
+  return {
+    jti,
+    exp,
+    token: signHs256({
+      iss: 'auth.example.com', aud: 'api.example.com', iat: now - 60, exp, jti,
+      scopes: ['identify'], providers: {}, metadata: { createdAt: new Date((now - 60) * 1000).toISOString(), authorizer: 'soak' }, sub: null,
+    }, key),
+  };
 }
-const range = (n, make) => Array.from({ length: n }, (_, i) => make(i));
 const INVALID = '{"status":"error","message":"Invalid access token"}';
 
 async function main() {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'scripts/.tmp/dist'], {
-    cwd: path.join(__dirname, '..'),
-    stdio: 'inherit',
-  });
+  const DIST = compilePackage();
   const redis = await startRedisServer();
   const { createClient } = require('redis');
   const { createRedisStore } = require(path.join(DIST, 'redis'));

@@ -13,18 +13,11 @@
  *   SOAK_GC=1 npm run soak             # diagnosis: a full GC in the server before each sample
  *   npm run soak -- --fleet --seconds 20   # three instances sharing Redis, revocations during the run (soak-fleet.js)
  */
-const { execFileSync, fork } = require('node:child_process');
-const { createHmac, randomBytes } = require('node:crypto');
+const { fork } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const path = require('node:path');
 const autocannon = require('autocannon');
-
-function option(name, fallback) {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} wants a positive integer`);
-  return value;
-}
+const { option, compilePackage, b64, signHs256, range } = require('./load-common');
 
 const seconds = option('seconds', 60);
 const connections = option('connections', 32);
@@ -32,11 +25,7 @@ const secret = randomBytes(48).toString('base64url');
 const now = Math.floor(Date.now() / 1000);
 const MiB = 1024 * 1024;
 
-const b64 = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
-function token(claims, key = secret, header = { alg: 'HS256', typ: 'JWT' }) {
-  const input = `${b64(header)}.${b64(claims)}`;
-  return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
-}
+const token = (payload, key = secret) => signHs256(payload, key);
 function claims(i, overrides = {}) {
   return {
     iss: 'auth.example.com', aud: 'api.example.com', iat: now - 60, exp: now + 3600 + seconds, jti: `soak-${i}`,
@@ -47,7 +36,6 @@ function claims(i, overrides = {}) {
     ...overrides,
   };
 }
-const range = (n, make) => Array.from({ length: n }, (_, i) => make(i));
 
 const INVALID = '{"status":"error","message":"Invalid access token"}';
 const EXPIRED = '{"status":"error","message":"Access token expired"}';
@@ -73,10 +61,7 @@ function median(values) {
 
 async function main() {
   // The server runs the compiled package, built privately from the working tree (dist/ is left alone).
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'scripts/.tmp/dist'], {
-    cwd: path.join(__dirname, '..'),
-    stdio: 'inherit',
-  });
+  compilePackage();
   const server = fork(path.join(__dirname, 'soak-server.js'), [], { execArgv: process.env.SOAK_GC === '1' ? ['--expose-gc'] : [], env: { ...process.env, SOAK_SECRET: secret }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const samples = [];
   const port = await new Promise((resolve, reject) => {

@@ -1,11 +1,13 @@
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
+import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
 import { spawnJsonLineChild, type JsonLineChild } from '../fixtures/child';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen, type Listening } from '../fixtures/listen';
 
-// Real parts on both sides: DPoP-bound access tokens issued by oidc-provider 9 (DPoP feature on, client
-// credentials), proofs made by oauth4webapi 3 with a non-extractable WebCrypto key; both ESM-only, so spawned.
+// Real parts on both sides: DPoP-bound access tokens issued by oidc-provider 9 (the authorization-server fixture
+// with `dpop: true`, client credentials), proofs made by oauth4webapi 3 with a non-extractable WebCrypto key;
+// both ESM-only, so spawned.
 jest.setTimeout(30_000);
 
 const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA';
@@ -14,14 +16,15 @@ const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_p
 interface Proof { authorization: string; dpop: string }
 interface Answer { status: number; headers: Record<string, string>; body: string; retried: boolean; error?: string }
 
-let server: JsonLineChild;
+let server: AuthorizationServer;
 let client: JsonLineChild;
 let token: string;
 
 beforeAll(async () => {
-  server = await spawnJsonLineChild('dpop-authorization-server.mjs', true);
+  server = await startAuthorizationServer({ dpop: true });
   client = await spawnJsonLineChild('dpop-client.mjs', false);
-  const issued = await client.ask<{ token: string; tokenType: string; error?: string }>({ op: 'token', ...server.ready });
+  const { issuer, clientId, clientSecret, resource } = server;
+  const issued = await client.ask<{ token: string; tokenType: string; error?: string }>({ op: 'token', issuer, clientId, clientSecret, resource });
   expect(issued.error).toBeUndefined();
   expect(issued.tokenType.toLowerCase()).toBe('dpop');
   token = issued.token;
@@ -29,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.stop();
-  await server?.stop();
+  await server?.close();
 });
 
 describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs through %s', (_name, express) => {
@@ -40,9 +43,9 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
 
   async function serve(dpop: TokenAuthOptions['dpop'] = {}): Promise<string> {
     const auth = createTokenAuth({
-      key: { jwksUri: server.ready.jwksUri as string },
-      issuer: server.ready.issuer as string,
-      audience: server.ready.resource as string,
+      key: { jwksUri: server.jwksUri },
+      issuer: server.issuer,
+      audience: server.resource,
       algorithms: ['ES256'],
       claims: 'jwt',
       dpop,
