@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { Sightings } from './admission';
 import type { VerifiedClaims } from './claims';
 import type { TokenAuthError } from './errors';
 import type { JwsHeader } from './jws';
@@ -71,6 +72,8 @@ function verdictLimit(verdict: Verdict, now: number, tolerance: number): number 
 export class ResultCache {
   private readonly lru: LRUCache<string, Entry> | undefined;
   private readonly pending = new Map<string, Promise<Verdict>>();
+  /** Admission (lib/admission.ts): a success is stored on its token's second sighting, a fault at once. */
+  private readonly sightings: Sightings | undefined;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
@@ -87,6 +90,7 @@ export class ResultCache {
           if (reason === 'evict') this.evictions++;
         },
       });
+      this.sightings = new Sightings(config.max);
     }
   }
 
@@ -96,6 +100,23 @@ export class ResultCache {
    */
   keyOf(token: string): string {
     return this.lru === undefined ? token : sha256(token);
+  }
+
+  /**
+   * The key to look a token up under, or undefined on its first sighting: nothing but a fault can be stored for
+   * it yet, so neither its SHA-256 nor a lookup is spent (a miss is counted). A fault is then stored under
+   * `keyOf`, a success is not (`admits`). With the cache off, the token itself (for in-flight sharing only).
+   */
+  lookupKey(token: string): string | undefined {
+    if (this.sightings === undefined) return token;
+    if (this.sightings.sight(token)) return sha256(token);
+    this.misses++;
+    return undefined;
+  }
+
+  /** Whether a verdict reached on a token's first sighting (no lookup key) may be stored: faults only. */
+  admits(verdict: Verdict, key: string | undefined): boolean {
+    return key !== undefined || !verdict.ok;
   }
 
   /** A live verdict for this key, or undefined (a dead entry is dropped). */
