@@ -16,6 +16,8 @@ export type FetchKind = 'key' | 'discovery' | 'upstream';
 export interface VerifyTrace {
   /** How the answer was reached: `local` (signature checked here) or `upstream` (a remote verifier answered). */
   source: 'local' | 'upstream';
+  /** True when the answer comes later: `asyncStart` and `asyncEnd` follow `end` (set before `end` is published). */
+  async: boolean;
   /** True when the answer came from the result cache (or from a verification another request had under way). */
   cached: boolean;
   /** The token header's `alg`, once decoded. */
@@ -43,7 +45,8 @@ export interface FetchEvent {
   outcome: string;
 }
 
-const verifyChannel = diagnostics.tracingChannel<unknown, VerifyTrace>(VERIFY_CHANNEL);
+/** The verify TracingChannel, for subscribers inside the package (lib/otel.ts). */
+export const verifyChannel = diagnostics.tracingChannel<unknown, VerifyTrace>(VERIFY_CHANNEL);
 const fetchChannels: Readonly<Record<FetchKind, diagnostics.Channel>> = {
   key: diagnostics.channel('express-verified-user:fetch:key'),
   discovery: diagnostics.channel('express-verified-user:fetch:discovery'),
@@ -55,6 +58,11 @@ const { start, end, asyncStart, asyncEnd, error } = verifyChannel;
 const verifyTraced: () => boolean = typeof (verifyChannel as { hasSubscribers?: unknown }).hasSubscribers === 'boolean'
   ? () => verifyChannel.hasSubscribers
   : () => start.hasSubscribers || end.hasSubscribers || asyncStart.hasSubscribers || asyncEnd.hasSubscribers || error.hasSubscribers;
+
+/** The channel of each fetch kind. */
+export function fetchChannel(kind: FetchKind): diagnostics.Channel {
+  return fetchChannels[kind];
+}
 
 /** Whether anyone listens to verifications; checked before anything is built for them. */
 export function isVerifyTraced(): boolean {
@@ -91,7 +99,7 @@ export function traceVerify<A, B, T>(
   a: A,
   b: B,
 ): MaybePromise<T> {
-  const trace: VerifyTrace = { source, cached: false };
+  const trace: VerifyTrace = { source, async: false, cached: false };
   verifyChannel.start.publish(trace);
   let result: MaybePromise<T>;
   try {
@@ -102,8 +110,12 @@ export function traceVerify<A, B, T>(
     verifyChannel.end.publish(trace);
     throw err;
   }
+  if (!(result instanceof Promise)) {
+    verifyChannel.end.publish(trace);
+    return result;
+  }
+  trace.async = true;
   verifyChannel.end.publish(trace);
-  if (!(result instanceof Promise)) return result;
   return result.then(
     (value) => {
       verifyChannel.asyncStart.publish(trace);
