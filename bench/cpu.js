@@ -5,12 +5,12 @@
 // starting one rotating); each window measures process CPU time (user + system, GC included) over its calls; the
 // figures are medians over rounds. Cold traffic walks the 20 000-token pool, a new token per call.
 // Each peer runs twice: as its README configures it (string secret or PEM string) and at its best (KeyObject),
-// where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds>.
+// where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds> [algs].
 const crypto = require('node:crypto');
 const { loadFixtures, ALGS, SIGNING } = require('./fixtures');
 const { median } = require('./timing');
 
-const [dist, secondsArg, roundsArg] = process.argv.slice(2);
+const [dist, secondsArg, roundsArg, algsArg] = process.argv.slice(2);
 const SECONDS = Number(secondsArg);
 const ROUNDS = Number(roundsArg);
 
@@ -168,7 +168,7 @@ async function window(scenario) {
 async function main() {
   const fixtures = await loadFixtures(dist);
   const results = {};
-  for (const alg of ALGS) {
+  for (const alg of algsArg ? algsArg.split(',') : ALGS) {
     const ctx = { alg, dist, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience };
     const pool = fixtures.pools[alg].map((t) => `Bearer ${t}`);
     const scenarios = SCENARIOS.map((s) => {

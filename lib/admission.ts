@@ -30,10 +30,17 @@ export class Sightings {
     const end = token.length;
     let h = 0x811c9dc5 ^ end;
     for (let i = end > 16 ? end - 16 : 0; i < end; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
+    // FNV-1a's low bits are weak; a final avalanche (murmur3's) spreads every character over the slot index.
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    h ^= h >>> 16;
+    // Two-way: a token's print may sit in its slot or the slot's neighbour, so one collision does not evict it.
     const slot = h & this.mask;
-    const print = (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) | 1) >>> 0;
-    if (this.current[slot] === print) return true;
-    const seen = this.previous[slot] === print;
+    const other = slot ^ 1;
+    const print = (Math.imul(h, 0x9e3779b1) | 1) >>> 0;
+    const current = this.current;
+    if (current[slot] === print || current[other] === print) return true;
+    const seen = this.previous[slot] === print || this.previous[other] === print;
     // Two generations: a token sighted at least once per horizon (a hot one) is never forgotten.
     if (++this.marked > this.horizon) {
       const emptied = this.previous;
@@ -42,7 +49,8 @@ export class Sightings {
       this.current = emptied;
       this.marked = 1;
     }
-    this.current[slot] = print;
+    const table = this.current;
+    table[table[slot] === 0 || table[other] !== 0 ? slot : other] = print;
     return seen;
   }
 }

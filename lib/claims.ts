@@ -107,8 +107,9 @@ function checkAccount(name: string, account: unknown): string | undefined {
   for (const field of KNOWN_PROVIDER_FIELDS.get(name) ?? []) {
     if (account[field] === undefined) return `providers.${name}.${field}`;
   }
-  for (const [field, value] of Object.entries(account)) {
-    if (!isAccountValue(name, field, value)) return `providers.${name}.${field}`;
+  // Own keys only, without Object.entries' array of pairs per account (a cold-path allocation per field).
+  for (const field of Object.keys(account)) {
+    if (!isAccountValue(name, field, account[field])) return `providers.${name}.${field}`;
   }
   return undefined;
 }
