@@ -57,6 +57,7 @@ function createDemoApp() {
   app.get('/', (_req, res) => res.sendFile(path.join(PUBLIC, 'index.html')));
   app.get('/callback', (_req, res) => res.sendFile(path.join(PUBLIC, 'callback.html')));
   app.use(express.static(PUBLIC, { index: false }));
+  app.use(require('./dashboard').dashboardRouter());
 
   // Dev stand-in for the identity service's OAuth authorize step: the user "consents" by following the link,
   // and is sent back to the callback with a freshly signed token in `?token=`.

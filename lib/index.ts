@@ -15,3 +15,4 @@ export type { CacheStats } from './cache';
 export type { KeyResolver } from './keys/static';
 export type { JwsHeader } from './jws';
 export type { Algorithm } from './keys/algorithms';
+export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './diagnostics';

@@ -182,6 +182,8 @@ async function main() {
       equal(await text(page, '#route-me .status'), '401', '/api/me status');
     });
 
+    await require('./dashboard').dashboardChecks({ page, demo, check, assert, equal, artifacts: ARTIFACTS });
+
     await check('no page errors and no CSP violations', async () => {
       assert(pageProblems.length === 0, pageProblems.join('; '));
     });
