@@ -34,7 +34,7 @@ const tarPath = path.join(work, tarball);
 
 check('the tarball holds dist/, the README and no sources or tests', () => {
   const listing = run('tar', ['-tzf', tarPath], work);
-  for (const needed of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing.js', 'package/dist/express.d.ts', 'package/README.md']) {
+  for (const needed of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing.js', 'package/dist/otel.js', 'package/dist/express.d.ts', 'package/README.md']) {
     if (!listing.includes(needed)) throw new Error(`missing ${needed}`);
   }
   for (const banned of ['package/lib/', 'package/__tests__/', 'package/node_modules/']) {
@@ -133,6 +133,21 @@ express().get('/', auth.requireVerifiedUser(), (req) => { const n: number = req.
     failed = /not assignable to type 'number'/.test(String(err.stdout));
   }
   if (!failed) throw new Error('tsc accepted a string claim assigned to a number');
+});
+
+check('the otel entry: without @opentelemetry/api the core still loads; with it, a verification is counted', () => {
+  run('node', ['-e', "require('express-verified-user'); try { require('express-verified-user/otel'); process.exit(1); } catch (e) { if (e.code !== 'MODULE_NOT_FOUND') throw e; }"], app);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@opentelemetry/api@${devVersion('@opentelemetry/api')}`], app);
+  fs.writeFileSync(path.join(app, 'otel.js'), `const { createTokenAuth } = require('express-verified-user');
+const { instrumentTokenAuth } = require('express-verified-user/otel');
+let counted = 0;
+const meter = { createCounter: () => ({ add: () => { counted++; } }), createHistogram: () => ({ record() {} }) };
+const span = { setAttributes() {}, setStatus() {}, end() {} };
+instrumentTokenAuth({ meterProvider: { getMeter: () => meter }, tracerProvider: { getTracer: () => ({ startSpan: () => span }) } });
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+auth.verify('a.b.c').catch(() => { auth.close(); if (counted !== 1) { console.error('counted', counted); process.exit(1); } });
+`);
+  run('node', ['otel.js'], app);
 });
 
 fs.rmSync(work, { recursive: true, force: true });
