@@ -5,12 +5,12 @@
 // starting one rotating); each window measures process CPU time (user + system, GC included) over its calls; the
 // figures are medians over rounds. Cold traffic walks the 20 000-token pool, a new token per call.
 // Each peer runs twice: as its README configures it (string secret or PEM string) and at its best (KeyObject),
-// where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds> [algs].
+// where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds> [algs] [scenarios].
 const crypto = require('node:crypto');
 const { loadFixtures, ALGS, SIGNING } = require('./fixtures');
 const { median } = require('./timing');
 
-const [dist, secondsArg, roundsArg, algsArg] = process.argv.slice(2);
+const [dist, secondsArg, roundsArg, algsArg, scenariosArg] = process.argv.slice(2);
 const SECONDS = Number(secondsArg);
 const ROUNDS = Number(roundsArg);
 
@@ -19,9 +19,9 @@ const keyText = (ctx) => (ctx.alg === 'HS256' ? ctx.keys.HS256.secret : ctx.keys
 /** The same key parsed once: what a peer at its best is given. */
 const keyObject = (ctx) => (ctx.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret)) : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey));
 
-function ours(extra) {
+function ours(extra, base = false) {
   return (ctx) => {
-    const { createTokenAuth } = require(`${ctx.dist}/index.js`);
+    const { createTokenAuth } = require(`${base ? ctx.baseDist : ctx.dist}/index.js`);
     const key = ctx.alg === 'HS256' ? { secret: ctx.keys.HS256.secret } : { publicKey: ctx.keys[ctx.alg].publicKey };
     return [createTokenAuth({ key, issuer: ctx.issuer, audience: ctx.audience, ...extra }).requireVerifiedUser(['identify'])];
   };
@@ -118,6 +118,15 @@ const SCENARIOS = [
 const headerOf = (name) => (name.toLowerCase() === 'host' ? '127.0.0.1' : undefined);
 const notForm = () => false;
 
+// Before/after in one run: with BENCH_BASELINE_DIST (an earlier build of lib/ inside this repository, such as
+// bench/.tmp/dist-base), this package's three rows run again on that build, interleaved with the rest.
+const BASELINE = process.env.BENCH_BASELINE_DIST;
+if (BASELINE) {
+  for (const s of SCENARIOS.filter((x) => x.name.startsWith('ours-'))) {
+    SCENARIOS.push({ ...s, name: `${s.name}@base`, label: `${s.label} [baseline]`, build: ours(s.name === 'ours-nocache' ? { cache: false } : {}, true) });
+  }
+}
+
 /** A fresh request object per call, as Express would hand each middleware (the fields the peers read). */
 function request(header) {
   return {
@@ -169,9 +178,9 @@ async function main() {
   const fixtures = await loadFixtures(dist);
   const results = {};
   for (const alg of algsArg ? algsArg.split(',') : ALGS) {
-    const ctx = { alg, dist, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience };
+    const ctx = { alg, dist, baseDist: BASELINE, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience };
     const pool = fixtures.pools[alg].map((t) => `Bearer ${t}`);
-    const scenarios = SCENARIOS.map((s) => {
+    const scenarios = SCENARIOS.filter((s) => !scenariosArg || scenariosArg.split(',').includes(s.name)).map((s) => {
       const { run, failures } = runner(s.build(ctx));
       return { ...s, run, failures, headers: s.hot ? [pool[0]] : pool, cursor: 0, cpu: [] };
     });
