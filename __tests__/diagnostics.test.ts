@@ -109,5 +109,4 @@ describe('the express-verified-user:verify tracing channel', () => {
     await hs256Auth().verify(sign(shapeB(NOW)));
     expect(recorder.events).toEqual([]);
   });
-  });
 });
