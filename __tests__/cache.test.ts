@@ -21,26 +21,50 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   return 'ok';
 }
 
+/** Verify a valid token twice: a success enters the cache on its second sighting. */
+async function admit(auth: ReturnType<typeof createTokenAuth>, token: string) {
+  await auth.verify(token);
+  return auth.verify(token);
+}
+
 describe('result cache', () => {
-  it('serves a second verification of the same token from the cache', async () => {
+  it('stores a success on its second sighting and serves the third from the cache', async () => {
     const { auth } = withClock();
     const token = sign(shapeB(NOW));
-    const first = await auth.verify(token);
+    await auth.verify(token);
+    expect(auth.stats()).toMatchObject({ hits: 0, misses: 1, size: 0 });
     const second = await auth.verify(token);
-    expect(second).toBe(first);
+    expect(auth.stats()).toMatchObject({ hits: 0, misses: 2, size: 1 });
+    const third = await auth.verify(token);
+    expect(third).toBe(second);
+    expect(auth.stats()).toMatchObject({ hits: 1, misses: 2, size: 1 });
+  });
+
+  it('does not store a success seen once: every token new (cold traffic) leaves the cache empty', async () => {
+    const { auth } = withClock();
+    for (let i = 0; i < 20; i++) await auth.verify(sign(shapeB(NOW)));
+    expect(auth.stats()).toMatchObject({ hits: 0, misses: 20, size: 0, evictions: 0 });
+  });
+
+  it('stores a token fault on its first sighting', async () => {
+    const { auth } = withClock();
+    const forged = sign(shapeB(NOW), 'another-secret-that-is-long-enough-for-hs256');
+    expect(await codeOf(auth.verify(forged))).toBe('invalid_token');
+    expect(auth.stats()).toMatchObject({ size: 1 });
+    expect(await codeOf(auth.verify(forged))).toBe('invalid_token');
     expect(auth.stats()).toMatchObject({ hits: 1, misses: 1, size: 1 });
   });
 
   it('never lets an entry outlive its token: it dies at exp and the token is then judged again', async () => {
     const { auth, clock } = withClock();
     const token = sign(shapeB(NOW, { exp: NOW + 30 }));
-    await auth.verify(token);
+    await admit(auth, token);
     clock.now = NOW + 29;
     await auth.verify(token);
-    expect(auth.stats()).toMatchObject({ hits: 1, misses: 1 });
+    expect(auth.stats()).toMatchObject({ hits: 1, misses: 2 });
     clock.now = NOW + 31; // past exp, inside the 5 s tolerance: a fresh verification, still valid
     await expect(auth.verify(token)).resolves.toBeDefined();
-    expect(auth.stats()).toMatchObject({ hits: 1, misses: 2 });
+    expect(auth.stats()).toMatchObject({ hits: 1, misses: 3 });
     clock.now = NOW + 36;
     expect(await codeOf(auth.verify(token))).toBe('token_expired');
   });
@@ -48,18 +72,18 @@ describe('result cache', () => {
   it('keeps a verified entry no longer than cache.ttl', async () => {
     const { auth, clock } = withClock({ cache: { ttl: '1m' } });
     const token = sign(shapeB(NOW, { exp: NOW + 3600 }));
-    await auth.verify(token);
+    await admit(auth, token);
     clock.now = NOW + 59;
     await auth.verify(token);
     clock.now = NOW + 61;
     await auth.verify(token);
-    expect(auth.stats()).toMatchObject({ hits: 1, misses: 2 });
+    expect(auth.stats()).toMatchObject({ hits: 1, misses: 3 });
   });
 
   it('re-checks maxTokenAge on a hit', async () => {
     const { auth, clock } = withClock({ maxTokenAge: 60 });
     const token = sign(shapeB(NOW - 50, { exp: NOW + 600 }));
-    await auth.verify(token);
+    await admit(auth, token);
     clock.now = NOW + 20;
     expect(await codeOf(auth.verify(token))).toBe('token_expired');
     expect(auth.stats().hits).toBe(1);
@@ -112,7 +136,7 @@ describe('result cache', () => {
     expect(calls).toBe(2);
   });
 
-  it('shares one verification among concurrent misses on the same token', async () => {
+  it('shares one verification among concurrent misses on the same token, and stores a verdict that waited at once', async () => {
     let calls = 0;
     let release: (key: KeyObject) => void = () => undefined;
     const key = createSecretKey(Buffer.from(SECRET));
@@ -148,13 +172,13 @@ describe('result cache', () => {
 
   it('is bounded by entries, counting evictions', async () => {
     const { auth } = withClock({ cache: { max: 3 } });
-    for (let i = 0; i < 5; i++) await auth.verify(sign(shapeB(NOW)));
+    for (let i = 0; i < 5; i++) await admit(auth, sign(shapeB(NOW)));
     expect(auth.stats()).toMatchObject({ size: 3, evictions: 2 });
   });
 
   it('is bounded by bytes', async () => {
     const { auth } = withClock({ cache: { maxBytes: 4096 } });
-    for (let i = 0; i < 10; i++) await auth.verify(sign(shapeB(NOW)));
+    for (let i = 0; i < 10; i++) await admit(auth, sign(shapeB(NOW)));
     const { size, evictions } = auth.stats();
     expect(size).toBeGreaterThan(0);
     expect(size).toBeLessThan(10);
@@ -171,7 +195,7 @@ describe('result cache', () => {
 
   it('is emptied by close()', async () => {
     const { auth } = withClock();
-    await auth.verify(sign(shapeB(NOW)));
+    await admit(auth, sign(shapeB(NOW)));
     auth.close();
     expect(auth.stats().size).toBe(0);
   });

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run bench`: load benchmarks (every scenario's Express 5 server in its own process, autocannon in this one,
-// scenarios interleaved over several rounds, medians and ratios to bare Express of the same round), then the
-// micro-benchmarks of verify() and the 1 000 000-token memory run. Writes bench/RESULTS.md on a full run.
+// `npm run bench`: the in-process CPU table (bench/cpu.js, the headline: every middleware called directly,
+// interleaved rounds, medians), load benchmarks (every scenario's Express 5 server in its own process, autocannon
+// in this one, scenarios interleaved over several rounds, medians and ratios to bare Express of the same round),
+// then the micro-benchmarks of verify() and the 1 000 000-token memory run. Writes bench/RESULTS.md on a full run.
 //
 //   npm run bench                 full run (about 17 minutes on 2 cores), writes bench/RESULTS.md
 //   npm run bench -- --quick      under 2 minutes: load only, 2 rounds of 1 s, no reference rows
 //   npm run bench -- --ci         every scenario for ~1 s, a short micro and memory pass: keeps the script working
-//   npm run bench -- --memory     the memory run only;  --micro: the micro-benchmarks only;  --load: load only
+//   npm run bench -- --memory     the memory run only;  --micro: the micro-benchmarks only;  --load: load only;
+//                                 --cpu: the in-process CPU table only
 //   options: --algs HS256,RS256  --scenarios bare,ours-cold  --rounds N  --duration S  --prof (CPU profiles of
 //            this package's servers into bench/.tmp/prof)  --baseline DIR (a copy of an earlier lib/ in DIR/lib:
 //            its ours-* scenarios run too, as "…@base", interleaved with the current ones: before/after in one run)
@@ -30,13 +32,13 @@ const HOT_TARGET = 0.95;
 const PEERS = ['express-jwt', 'oauth2-bearer', 'passport-jwt', 'fast-jwt'];
 
 function parseArgs(argv) {
-  const opts = { mode: 'full', parts: new Set(['load', 'micro', 'memory']) };
+  const opts = { mode: 'full', parts: new Set(['cpu', 'load', 'micro', 'memory']) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => argv[++i];
     if (arg === '--quick') opts.mode = 'quick';
     else if (arg === '--ci') opts.mode = 'ci';
-    else if (arg === '--memory' || arg === '--micro' || arg === '--load') {
+    else if (arg === '--memory' || arg === '--micro' || arg === '--load' || arg === '--cpu') {
       if (!opts.only) opts.parts = new Set();
       opts.only = true;
       opts.parts.add(arg.slice(2));
@@ -50,13 +52,13 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${arg}`);
   }
   const plans = {
-    full: { rounds: 8, duration: 2, warmup: 2, prewarm: 1, microSeconds: 0.6, memoryTokens: 1_000_000 },
+    full: { rounds: 8, duration: 2, warmup: 2, prewarm: 1, microSeconds: 0.6, memoryTokens: 1_000_000, cpuSeconds: 0.3, cpuRounds: 9 },
     // autocannon runs whole seconds, so the quick run is 3 s per scenario and leaves out the two reference rows.
-    quick: { rounds: 2, duration: 1, warmup: 1, prewarm: 0, microSeconds: 0.2, memoryTokens: 200_000, skip: ['limit', 'floor'] },
-    ci: { rounds: 1, duration: 1, warmup: 0, prewarm: 0, microSeconds: 0.05, memoryTokens: 20_000 },
+    quick: { rounds: 2, duration: 1, warmup: 1, prewarm: 0, microSeconds: 0.2, memoryTokens: 200_000, skip: ['limit', 'floor'], cpuSeconds: 0.1, cpuRounds: 3 },
+    ci: { rounds: 1, duration: 1, warmup: 0, prewarm: 0, microSeconds: 0.05, memoryTokens: 20_000, cpuSeconds: 0.02, cpuRounds: 1 },
   };
   opts.plan = { ...plans[opts.mode] };
-  if (opts.mode === 'quick' && !opts.only) opts.parts = new Set(['load']);
+  if (opts.mode === 'quick' && !opts.only) opts.parts = new Set(['cpu', 'load']);
   if (opts.rounds) opts.plan.rounds = opts.rounds;
   if (opts.duration) opts.plan.duration = opts.duration;
   if (opts.prewarm !== undefined) opts.plan.prewarm = opts.prewarm;
@@ -304,6 +306,48 @@ function loadReport(load, plan) {
     + `Ratios are medians over rounds of (scenario ÷ bare Express in the same round).\n\n${parts.join('\n\n')}`;
 }
 
+/** The in-process table: per algorithm, each scenario's CPU µs per request and its cost above the limit. */
+function cpuReport(cpu, mode) {
+  const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+  /** Median over rounds of (a − b) in the same round. */
+  const above = (a, b) => median(a.cpu.map((v, r) => v - b.cpu[r]));
+  const targets = [];
+  const parts = [];
+  for (const [alg, rows] of Object.entries(cpu.results)) {
+    const limit = rows.limit;
+    const floor = rows.floor;
+    const peers = Object.entries(rows).filter(([, r]) => r.peer !== undefined);
+    const [bestName, best] = peers.reduce((a, b) => (above(b[1], limit) < above(a[1], limit) ? b : a));
+    const ours = above(rows['ours-cold'], limit);
+    const peerOverhead = above(best, limit);
+    const hit = above(rows['ours-hot'], floor);
+    const onOff = median(rows['ours-cold'].cpu.map((v, r) => v - rows['ours-nocache'].cpu[r]));
+    const verdict = (met, by) => (mode === 'full' ? (met ? 'met' : `missed by ${by}`) : 'not judged (short run)');
+    targets.push([
+      alg, `${ours.toFixed(2)}`, `${peerOverhead.toFixed(2)} (${best.label})`, `${(ours / peerOverhead).toFixed(2)}×`,
+      verdict(ours <= peerOverhead / 2, `${(ours - peerOverhead / 2).toFixed(2)} µs`),
+      `${hit.toFixed(2)}`, verdict(hit <= 1, `${(hit - 1).toFixed(2)} µs`),
+      `${onOff >= 0 ? '+' : ''}${onOff.toFixed(2)}`, verdict(onOff <= 0, `${onOff.toFixed(2)} µs`),
+    ]);
+    void bestName;
+    const body = Object.values(rows).map((r) => [
+      r.label, median(r.cpu).toFixed(2), r === limit || r === floor ? '' : above(r, limit).toFixed(2),
+      `${Math.min(...r.cpu).toFixed(2)} – ${Math.max(...r.cpu).toFixed(2)}`,
+    ]);
+    parts.push(`### ${alg}\n\n${table(['scenario', 'CPU µs/req (median)', 'above the limit (µs, median of rounds)', 'range over rounds'], body)}`);
+  }
+  const summary = table([
+    'alg', 'ours: cold, above the limit (µs)', 'best peer: above the limit (µs)', 'ours ÷ best peer', 'target ≤ 0.5×',
+    'cache hit above a no-op (µs)', 'target ≤ 1 µs', 'cold: cache on − `cache: false` (µs)', 'target ≤ 0',
+  ], targets);
+  return `## In-process CPU per request (the headline)\n\nEvery middleware called directly in one process (no HTTP), a fresh `
+    + `request object per call; ${cpu.rounds} interleaved rounds of ${cpu.seconds} s per scenario; process CPU time (user + system, GC `
+    + 'included) per request, medians over rounds. Cold traffic walks 20 000 distinct valid tokens. "limit" is no verifier: '
+    + "node:crypto's signature check plus JSON.parse of the payload. Peers run as their READMEs configure them (string secret, "
+    + 'PEM string) and at their best (a KeyObject) where those differ; express-oauth2-jwt-bearer and fast-jwt parse a string '
+    + `key once themselves (fast-jwt refuses a KeyObject).\n\n### Targets (SPEC §13)\n\n${summary}\n\n${parts.join('\n\n')}`;
+}
+
 function microReport(micro) {
   const rows = micro.rows.map((r) => [r.alg, r.name, r.nsPerOp === undefined ? '' : fmtInt(r.nsPerOp), fmtInt(r.opsPerSec)]);
   return `## Micro-benchmarks (one process, no HTTP)\n\n${table(['alg', 'what', 'ns/op', 'ops/s'], rows)}\n\n`
@@ -316,7 +360,7 @@ function memoryReport(memory) {
   const mb = (b) => (b / 1048576).toFixed(1);
   const rows = memory.samples.map((s) => [fmtInt(s.tokens), mb(s.rss), mb(s.heapUsed), fmtInt(s.size), fmtInt(s.evictions)]);
   return `## Memory: ${fmtInt(memory.tokens)} distinct valid tokens through one verifier\n\n`
-    + `HS256 tokens minted with node:crypto, each passed to \`verify()\` once; default cache bounds (${fmtInt(memory.cacheMax)} entries, `
+    + `HS256 tokens minted with node:crypto, each passed to \`verify()\` twice (a success is stored on its second sighting, so every token is admitted: the worst case); default cache bounds (${fmtInt(memory.cacheMax)} entries, `
     + `${mb(memory.cacheMaxBytes)} MiB); figures after a forced GC.\n\n${table(['tokens', 'RSS (MiB)', 'heap used (MiB)', 'cache entries', 'evictions'], rows)}`;
 }
 
@@ -328,6 +372,11 @@ async function main() {
   const results = { mode: opts.mode, plan: opts.plan };
   const sections = [];
 
+  if (opts.parts.has('cpu')) {
+    log('\nin-process CPU per request');
+    results.cpu = await runChild('cpu.js', [DIST, String(opts.plan.cpuSeconds), String(opts.plan.cpuRounds), opts.algs.join(',')]);
+    sections.push(cpuReport(results.cpu, opts.mode));
+  }
   if (opts.parts.has('load')) {
     let scenarios = SCENARIOS.filter((s) => (!opts.scenarios || opts.scenarios.includes(s.name) || s.name === 'bare') && !opts.plan.skip?.includes(s.name));
     if (opts.baseline) {

@@ -1,6 +1,7 @@
 'use strict';
 // Every load scenario: how its Express 5 app authenticates `GET /me`. Each peer is set up as its own README
-// recommends, with the same keys (PEM or secret string, as the README shows), issuer and audience checks on.
+// recommends (PEM or secret string, as the README shows) and, for the two whose README key costs a parse per token
+// (express-jwt, passport-jwt: jsonwebtoken), also at its best, with a KeyObject; issuer and audience checks on.
 // Every app answers the same route with the same body; failures are 401 (never counted as throughput).
 
 /** The one route and body every scenario serves. */
@@ -14,15 +15,24 @@ const SCENARIOS = [
   { name: 'ours-cold', label: 'express-verified-user, cold (cache on)', traffic: 'cold', build: ours({}) },
   { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', traffic: 'cold', build: ours({ cache: false }) },
   { name: 'express-jwt', label: 'express-jwt', traffic: 'cold', build: expressJwt },
+  { name: 'express-jwt-best', label: 'express-jwt at its best (KeyObject)', traffic: 'cold', build: (ctx) => expressJwt({ ...ctx, parsed: true }) },
   { name: 'oauth2-bearer', label: 'express-oauth2-jwt-bearer', traffic: 'cold', build: oauth2Bearer },
   { name: 'passport-jwt', label: 'passport + passport-jwt', traffic: 'cold', build: passportJwt },
+  { name: 'passport-jwt-best', label: 'passport + passport-jwt at its best (KeyObject)', traffic: 'cold', build: (ctx) => passportJwt({ ...ctx, parsed: true }) },
   { name: 'fast-jwt', label: 'fast-jwt (cache on) in a thin middleware', traffic: 'cold', build: fastJwt },
   { name: 'limit', label: 'limit: raw signature check + payload JSON.parse only', traffic: 'cold', build: physicalLimit },
   { name: 'floor', label: 'floor: one no-op middleware that sets req.auth', traffic: 'hot', build: noopMiddleware },
 ];
 
-/** The verification key as each README shows it: the secret string, or the public key's PEM. */
+/**
+ * The verification key as each README shows it: the secret string, or the public key's PEM; or, for a peer at its
+ * best (`ctx.parsed`), the same key parsed once into a KeyObject (jsonwebtoken otherwise parses it per token).
+ */
 function keyMaterial(ctx) {
+  if (ctx.parsed) {
+    const crypto = require('node:crypto');
+    return ctx.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret)) : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey);
+  }
   return ctx.alg === 'HS256' ? ctx.keys.HS256.secret : ctx.keys[ctx.alg].publicKey;
 }
 

@@ -33,6 +33,7 @@ function createDemoApp({ codeLifetimeMs } = {}) {
   app.get('/callback', (_req, res) => res.sendFile(path.join(PUBLIC, 'callback.html')));
   app.use(express.static(PUBLIC, { index: false }));
   require('./dpop').mountDpop(app); // the DPoP page: /dpop, /dpop/token, /dpop/api/me
+  app.use(require('./dashboard').dashboardRouter());
 
   // Dev stand-in for the identity service's OAuth steps: GET /oauth/authorize → ?code=&state=, POST /oauth/token.
   app.use(devAuthorizationServer(issuer, { codeLifetimeMs }));

@@ -72,10 +72,18 @@ const KNOWN_PROVIDER_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
 /** ISO 8601 UTC, `Z`-terminated, milliseconds optional: 2024-05-01T12:00:00.000Z */
 const ISO_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
 
-/** Date.parse rolls impossible dates over (2024-02-31 → March 2); a real timestamp reads back the same day. */
+/**
+ * The day of an ISO_UTC timestamp exists in its month (no 2024-02-31; Feb 29 in Gregorian leap years only).
+ * Arithmetic, not Date.parse and toISOString: 1.1 µs → 0.06 µs per token (bench/RESULTS.md), same answers for
+ * every day of years 0000–9999 that ISO_UTC lets through.
+ */
 function isCalendarTimestamp(text: string): boolean {
-  const ms = Date.parse(text);
-  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text.slice(0, 10);
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const last = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return day <= last;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -99,8 +107,9 @@ function checkAccount(name: string, account: unknown): string | undefined {
   for (const field of KNOWN_PROVIDER_FIELDS.get(name) ?? []) {
     if (account[field] === undefined) return `providers.${name}.${field}`;
   }
-  for (const [field, value] of Object.entries(account)) {
-    if (!isAccountValue(name, field, value)) return `providers.${name}.${field}`;
+  // Own keys only, without Object.entries' array of pairs per account (a cold-path allocation per field).
+  for (const field of Object.keys(account)) {
+    if (!isAccountValue(name, field, account[field])) return `providers.${name}.${field}`;
   }
   return undefined;
 }

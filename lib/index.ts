@@ -23,3 +23,4 @@ export type { RevocationStore, RevocationList, RevocationStats } from './revocat
 export type { SharedVerdictStore } from './shared-verdicts';
 export type { BreakerOptions, BreakerStats } from './keys/breaker';
 export type { FleetStats } from './fleet-stats';
+export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './diagnostics';

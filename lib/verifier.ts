@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { ResultCache, type CacheStats, type Verdict } from './cache';
 import type { ClaimPolicy } from './claim-modes';
 import type { VerifiedClaims } from './claims';
+import { isVerifyTraced, noteVerdict, traceVerify, type VerifyTrace } from './diagnostics';
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from './errors';
 import { checkHeader, decodeJws, type DecodedJws } from './jws';
 import { keyFitsAlgorithm } from './keys/algorithms';
@@ -18,6 +19,9 @@ export interface VerifierConfig {
   clock: () => number;
   cache: ResultCache;
 }
+
+/** A syntax rule a token has not passed yet, run on a cache miss (see `Verifier.verify`). */
+type Precheck = (token: string) => TokenAuthError | undefined;
 
 /** A value now, or later. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -108,8 +112,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
     );
   }
 
-  function remember(key: string, token: string, verdict: Verdict): void {
-    cache.set(key, token.length, verdict, clock(), verdict.ok || isTokenFault(verdict.error));
+  function remember(key: string | undefined, token: string, verdict: Verdict): void {
+    if (!cache.admits(verdict, key)) return;
+    cache.set(key ?? cache.keyOf(token), token.length, verdict, clock(), verdict.ok || isTokenFault(verdict.error));
   }
 
   function conclude(verdict: Verdict, now: number): VerifiedClaims {
@@ -118,30 +123,53 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return verdict.claims;
   }
 
+  /** One verification; `trace` is the diagnostics context, undefined when nobody listens. */
+  function verifyWith(token: string, precheck: Precheck | undefined, trace: VerifyTrace | undefined): MaybePromise<VerifiedClaims> {
+    const now = clock();
+    const key = cache.lookupKey(token);
+    if (key !== undefined) {
+      const known = cache.get(key, now);
+      if (known !== undefined) {
+        noteVerdict(trace, known, true);
+        return conclude(known, now);
+      }
+      const shared = cache.inflight(key);
+      if (shared !== undefined) {
+        return shared.then((verdict) => {
+          noteVerdict(trace, verdict, true);
+          return conclude(verdict, clock());
+        });
+      }
+    }
+    if (precheck !== undefined) {
+      const fault = precheck(token);
+      if (fault !== undefined) throw fault;
+    }
+
+    const verdict = source.kind === 'jws' ? verifyLocally(source, token, now) : verifyRemotely(source, token);
+    if (!isThenable(verdict)) {
+      noteVerdict(trace, verdict, false);
+      remember(key, token, verdict);
+      return conclude(verdict, now);
+    }
+    // A verdict that waited (a key fetch, a remote verifier) is admitted at once: it cost a round trip, and its key
+    // is needed for in-flight sharing anyway. Only the synchronous cold path waits for a second sighting.
+    const shareKey = key ?? cache.keyOf(token);
+    return cache
+      .share(shareKey, verdict.then((settled) => {
+        remember(shareKey, token, settled);
+        return settled;
+      }))
+      .then((settled) => {
+        noteVerdict(trace, settled, false);
+        return conclude(settled, clock());
+      });
+  }
+
+  const traceSource = source.kind === 'jws' ? 'local' : 'upstream';
   return {
     verify(token, precheck) {
-      const now = clock();
-      const key = cache.keyOf(token);
-      const known = cache.get(key, now);
-      if (known !== undefined) return conclude(known, now);
-      const shared = cache.inflight(key);
-      if (shared !== undefined) return shared.then((verdict) => conclude(verdict, clock()));
-      if (precheck !== undefined) {
-        const fault = precheck(token);
-        if (fault !== undefined) throw fault;
-      }
-
-      const verdict = source.kind === 'jws' ? verifyLocally(source, token, now) : verifyRemotely(source, token);
-      if (!isThenable(verdict)) {
-        remember(key, token, verdict);
-        return conclude(verdict, now);
-      }
-      return cache
-        .share(key, verdict.then((settled) => {
-          remember(key, token, settled);
-          return settled;
-        }))
-        .then((settled) => conclude(settled, clock()));
+      return isVerifyTraced() ? traceVerify(traceSource, verifyWith, token, precheck) : verifyWith(token, precheck, undefined);
     },
     stats: () => cache.stats(),
   };

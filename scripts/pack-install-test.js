@@ -37,7 +37,7 @@ const listing = run('tar', ['-tzf', tarPath], work).split('\n').filter(Boolean);
 const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')));
 
 check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/express.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/express.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
     if (!shipped.has(needed)) throw new Error(`missing ${needed}`);
   }
   if (![...shipped].some((file) => file.startsWith('docs/'))) throw new Error('missing docs/');
@@ -239,6 +239,21 @@ if (typeof createRedisStore !== 'function') throw new Error('createRedisStore mi
 try { createRedisStore({}); throw new Error('accepted a non-client'); } catch (e) { if (!(e instanceof TypeError)) throw e; }
 console.log('redis entry ok');`);
   run('node', ['redis-entry.js'], app);
+});
+
+check('the otel entry: without @opentelemetry/api the core still loads; with it, a verification is counted', () => {
+  run('node', ['-e', "require('express-verified-user'); try { require('express-verified-user/otel'); process.exit(1); } catch (e) { if (e.code !== 'MODULE_NOT_FOUND') throw e; }"], app);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@opentelemetry/api@${devVersion('@opentelemetry/api')}`], app);
+  fs.writeFileSync(path.join(app, 'otel.js'), `const { createTokenAuth } = require('express-verified-user');
+const { instrumentTokenAuth } = require('express-verified-user/otel');
+let counted = 0;
+const meter = { createCounter: () => ({ add: () => { counted++; } }), createHistogram: () => ({ record() {} }) };
+const span = { setAttributes() {}, setStatus() {}, end() {} };
+instrumentTokenAuth({ meterProvider: { getMeter: () => meter }, tracerProvider: { getTracer: () => ({ startSpan: () => span }) } });
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+auth.verify('a.b.c').catch(() => { auth.close(); if (counted !== 1) { console.error('counted', counted); process.exit(1); } });
+`);
+  run('node', ['otel.js'], app);
 });
 
 fs.rmSync(work, { recursive: true, force: true });

@@ -312,6 +312,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       app.get('/b', auth.requireVerifiedUser(['admin']), (_req, res) => { res.send('b'); });
       const token = sign(shapeB(NOW));
       await request(app).get('/a').set(bearer(token)).expect(200);
+      await request(app).get('/a').set(bearer(token)).expect(200); // second sighting: now in the cache
       await request(app).get('/b').set(bearer(token)).expect(403);
       await request(app).get('/a').set(bearer(token)).expect(200);
       expect(auth.stats().hits).toBe(2);
@@ -327,9 +328,11 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       const claims = shapeB(NOW);
       const token = sign(claims);
       await request(app).get('/me').set(bearer(token)).expect(200);
+      await request(app).get('/me').set(bearer(token)).expect(200); // second sighting: now in the cache
       revoked.add(claims.jti as string);
       const res = await request(app).get('/me').set(bearer(token)).expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
+      expect(auth.stats().hits).toBe(1);
     });
 
     it('accepts an async hook', async () => {

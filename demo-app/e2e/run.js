@@ -289,6 +289,8 @@ async function main() {
 
     await require('./dpop').runDpopChecks({ page, url: demo.url, check, assert, equal });
 
+    await require('./dashboard').dashboardChecks({ page, demo, check, assert, equal, artifacts: ARTIFACTS });
+
     await check('no page errors and no CSP violations', async () => {
       assert(pageProblems.length === 0, pageProblems.join('; '));
     });

@@ -1,3 +1,5 @@
+import { fetchStarted, publishFetch, type FetchKind } from '../diagnostics';
+
 /** Why a remote call gave no usable answer; for logs (`TokenAuthError.reason`), never for clients. */
 export type FetchFailure = 'timeout' | 'closed' | 'network' | 'too-large';
 
@@ -32,6 +34,8 @@ export interface BoundedFetchOptions {
   maxBytes: number;
   /** Aborts the call from outside (the source being closed). */
   signal: AbortSignal;
+  /** What the fetch is for, naming its diagnostics channel (lib/diagnostics.ts); `key` when not given. */
+  kind?: FetchKind;
 }
 
 // setTimeout fires at once for delays past 2^31-1 ms; a longer timeout than that means "practically none".
@@ -43,6 +47,20 @@ const LONGEST_TIMER = 2 ** 31 - 1;
  * Rejects with RemoteFetchError; only a 200's body is read, other bodies are discarded unread.
  */
 export async function fetchBounded(url: string, options: BoundedFetchOptions): Promise<BoundedAnswer> {
+  const kind = options.kind ?? 'key';
+  const started = fetchStarted(kind);
+  if (started === undefined) return fetchOnce(url, options);
+  try {
+    const answer = await fetchOnce(url, options);
+    publishFetch(kind, started, url, answer.status === 200 ? 'ok' : 'http-error', answer.status);
+    return answer;
+  } catch (err) {
+    publishFetch(kind, started, url, err instanceof RemoteFetchError ? err.failure : 'network');
+    throw err;
+  }
+}
+
+async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<BoundedAnswer> {
   if (options.signal.aborted) throw new RemoteFetchError('closed');
   const controller = new AbortController();
   let timedOut = false;

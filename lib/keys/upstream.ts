@@ -75,6 +75,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
           timeoutMs,
           maxBytes: MAX_UPSTREAM_BYTES,
           signal: closing.signal,
+          kind: 'upstream',
         });
       } catch (err) {
         const failure = err instanceof RemoteFetchError ? err.failure : 'network';

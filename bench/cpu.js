@@ -1,0 +1,207 @@
+'use strict';
+// In-process CPU per request (the headline table): every middleware called directly in one process with a fresh
+// minimal request object per call, no HTTP, so the figures hold within a few percent on a shared machine where
+// requests/s swing by ±30 %. Scenarios run in interleaved rounds (each round runs every scenario once, the
+// starting one rotating); each window measures process CPU time (user + system, GC included) over its calls; the
+// figures are medians over rounds. Cold traffic walks the 20 000-token pool, a new token per call.
+// Each peer runs twice: as its README configures it (string secret or PEM string) and at its best (KeyObject),
+// where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds> [algs] [scenarios].
+const crypto = require('node:crypto');
+const { loadFixtures, ALGS, SIGNING } = require('./fixtures');
+const { median } = require('./timing');
+
+const [dist, secondsArg, roundsArg, algsArg, scenariosArg] = process.argv.slice(2);
+const SECONDS = Number(secondsArg);
+const ROUNDS = Number(roundsArg);
+
+/** Secret string or PEM, as the peers' READMEs show keys. */
+const keyText = (ctx) => (ctx.alg === 'HS256' ? ctx.keys.HS256.secret : ctx.keys[ctx.alg].publicKey);
+/** The same key parsed once: what a peer at its best is given. */
+const keyObject = (ctx) => (ctx.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret)) : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey));
+
+function ours(extra, base = false) {
+  return (ctx) => {
+    const { createTokenAuth } = require(`${base ? ctx.baseDist : ctx.dist}/index.js`);
+    const key = ctx.alg === 'HS256' ? { secret: ctx.keys.HS256.secret } : { publicKey: ctx.keys[ctx.alg].publicKey };
+    return [createTokenAuth({ key, issuer: ctx.issuer, audience: ctx.audience, ...extra }).requireVerifiedUser(['identify'])];
+  };
+}
+
+function expressJwt(key) {
+  return (ctx) => {
+    const { expressjwt } = require('express-jwt');
+    return [expressjwt({ secret: key(ctx), algorithms: [ctx.alg], issuer: ctx.issuer, audience: ctx.audience })];
+  };
+}
+
+function passportJwt(key) {
+  return (ctx) => {
+    const { Passport } = require('passport');
+    const { Strategy, ExtractJwt } = require('passport-jwt');
+    const passport = new Passport();
+    passport.use(new Strategy({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(), secretOrKey: key(ctx), issuer: ctx.issuer, audience: ctx.audience, algorithms: [ctx.alg],
+    }, (payload, done) => done(null, payload)));
+    return [passport.initialize(), passport.authenticate('jwt', { session: false })];
+  };
+}
+
+function oauth2Bearer(ctx) {
+  const { auth } = require('express-oauth2-jwt-bearer');
+  const key = ctx.alg === 'HS256' ? { secret: ctx.keys.HS256.secret } : { publicKey: ctx.keys[ctx.alg].publicKey };
+  return [auth({ issuer: ctx.issuer, audience: ctx.audience, tokenSigningAlg: ctx.alg, ...key })];
+}
+
+function fastJwt(options) {
+  return (ctx) => {
+    const { createVerifier } = require('fast-jwt');
+    const verify = createVerifier({ key: keyText(ctx), algorithms: [ctx.alg], allowedIss: ctx.issuer, allowedAud: ctx.audience, ...options });
+    return [function fastJwtAuth(req, res, next) {
+      const header = req.headers.authorization;
+      if (typeof header !== 'string' || !header.startsWith('Bearer ')) return res.status(401).json({});
+      try {
+        req.auth = verify(header.slice(7));
+      } catch {
+        return res.status(401).json({});
+      }
+      return next();
+    }];
+  };
+}
+
+/** Not a verifier: node:crypto's signature check on the signing input and JSON.parse of the payload. */
+function limit(ctx) {
+  const key = keyObject(ctx);
+  const { digest, dsaEncoding } = SIGNING[ctx.alg];
+  const verifyKey = dsaEncoding ? { key, dsaEncoding } : key;
+  const good = ctx.alg === 'HS256'
+    ? (input, signature) => {
+      const mac = crypto.createHmac('sha256', key).update(input).digest();
+      return mac.length === signature.length && crypto.timingSafeEqual(mac, signature);
+    }
+    : (input, signature) => crypto.verify(digest, Buffer.from(input), verifyKey, signature);
+  return [function rawCheck(req, res, next) {
+    const token = req.headers.authorization.slice(7);
+    const first = token.indexOf('.');
+    const second = token.lastIndexOf('.');
+    if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url'))) return res.status(401).json({});
+    req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
+    return next();
+  }];
+}
+
+/** Not a verifier: one middleware that sets req.auth. */
+function floor() {
+  const claims = { sub: 'nobody' };
+  return [function noop(req, _res, next) {
+    req.auth = claims;
+    next();
+  }];
+}
+
+/** Scenarios: `peer` names the library a row belongs to; `config` is `readme` or `best`; `hot` sends one token. */
+const SCENARIOS = [
+  { name: 'floor', label: 'floor: a no-op middleware that sets req.auth', hot: true, build: floor },
+  { name: 'limit', label: 'limit: raw signature check + JSON.parse', build: limit },
+  { name: 'ours-hot', label: 'express-verified-user, cache hit', hot: true, build: ours({}) },
+  { name: 'ours-cold', label: 'express-verified-user, cold, cache on', build: ours({}) },
+  { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', build: ours({ cache: false }) },
+  { name: 'express-jwt', label: 'express-jwt (README: string key)', peer: 'express-jwt', config: 'readme', build: expressJwt(keyText) },
+  { name: 'express-jwt-best', label: 'express-jwt (KeyObject)', peer: 'express-jwt', config: 'best', build: expressJwt(keyObject) },
+  { name: 'oauth2-bearer', label: 'express-oauth2-jwt-bearer (README; parses the key once itself)', peer: 'express-oauth2-jwt-bearer', config: 'both', build: oauth2Bearer },
+  { name: 'passport-jwt', label: 'passport-jwt (README: string key)', peer: 'passport-jwt', config: 'readme', build: passportJwt(keyText) },
+  { name: 'passport-jwt-best', label: 'passport-jwt (KeyObject)', peer: 'passport-jwt', config: 'best', build: passportJwt(keyObject) },
+  { name: 'fast-jwt', label: 'fast-jwt (README: string key, no cache; parses the key once itself)', peer: 'fast-jwt', config: 'readme', build: fastJwt({}) },
+  { name: 'fast-jwt-cache', label: 'fast-jwt (cache on)', peer: 'fast-jwt', config: 'best', build: fastJwt({ cache: true }) },
+];
+
+const headerOf = (name) => (name.toLowerCase() === 'host' ? '127.0.0.1' : undefined);
+const notForm = () => false;
+
+// Before/after in one run: with BENCH_BASELINE_DIST (an earlier build of lib/ inside this repository, such as
+// bench/.tmp/dist-base), this package's three rows run again on that build, interleaved with the rest.
+const BASELINE = process.env.BENCH_BASELINE_DIST;
+if (BASELINE) {
+  for (const s of SCENARIOS.filter((x) => x.name.startsWith('ours-'))) {
+    SCENARIOS.push({ ...s, name: `${s.name}@base`, label: `${s.label} [baseline]`, build: ours(s.name === 'ours-nocache' ? { cache: false } : {}, true) });
+  }
+}
+
+/** A fresh request object per call, as Express would hand each middleware (the fields the peers read). */
+function request(header) {
+  return {
+    method: 'GET', url: '/me', originalUrl: '/me', protocol: 'http', headers: { host: '127.0.0.1', authorization: header },
+    rawHeaders: ['Host', '127.0.0.1', 'Authorization', header], query: {}, body: undefined, socket: {}, is: notForm, get: headerOf,
+  };
+}
+
+/** Run a middleware chain on one request; resolves (or returns at once) when the last one calls next(). */
+function runner(chain) {
+  let failures = 0;
+  const res = { status: () => res, json: () => { failures++; return res; }, set: () => res, setHeader: () => undefined, end: () => { failures++; } };
+  const run = (req) => {
+    let done = false;
+    let wake;
+    const step = (i) => (err) => {
+      if (err) failures++;
+      if (err || i === chain.length) {
+        done = true;
+        if (wake) wake();
+        return;
+      }
+      chain[i](req, res, step(i + 1));
+    };
+    step(0)();
+    return done ? undefined : new Promise((resolve) => { wake = resolve; });
+  };
+  return { run, failures: () => failures };
+}
+
+/** CPU µs per call over one window of about SECONDS. */
+async function window(scenario) {
+  const { run, headers } = scenario;
+  const cpuStart = process.cpuUsage();
+  const stop = process.hrtime.bigint() + BigInt(Math.round(SECONDS * 1e9));
+  let n = 0;
+  do {
+    for (let k = 0; k < 32; k++) {
+      const pending = run(request(headers[scenario.cursor++ % headers.length]));
+      if (pending !== undefined) await pending;
+    }
+    n += 32;
+  } while (process.hrtime.bigint() < stop);
+  const cpu = process.cpuUsage(cpuStart);
+  return (cpu.user + cpu.system) / n;
+}
+
+async function main() {
+  const fixtures = await loadFixtures(dist);
+  const results = {};
+  for (const alg of algsArg ? algsArg.split(',') : ALGS) {
+    const ctx = { alg, dist, baseDist: BASELINE, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience };
+    const pool = fixtures.pools[alg].map((t) => `Bearer ${t}`);
+    const scenarios = SCENARIOS.filter((s) => !scenariosArg || scenariosArg.split(',').includes(s.name)).map((s) => {
+      const { run, failures } = runner(s.build(ctx));
+      return { ...s, run, failures, headers: s.hot ? [pool[0]] : pool, cursor: 0, cpu: [] };
+    });
+    for (const s of scenarios) await window({ ...s, headers: s.headers.slice(0, 200) }); // warm up, JIT
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < scenarios.length; k++) {
+        const s = scenarios[(k + round) % scenarios.length];
+        s.cpu.push(await window(s));
+      }
+    }
+    results[alg] = {};
+    for (const s of scenarios) {
+      if (s.failures() > 0) throw new Error(`${alg} ${s.name}: ${s.failures()} requests refused`);
+      results[alg][s.name] = { label: s.label, peer: s.peer, config: s.config, cpu: s.cpu, median: median(s.cpu) };
+      process.stderr.write(`  ${alg} ${s.name.padEnd(18)} ${median(s.cpu).toFixed(2)} CPU µs/req\n`);
+    }
+  }
+  process.send({ rounds: ROUNDS, seconds: SECONDS, results });
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
