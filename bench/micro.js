@@ -28,7 +28,8 @@ function rawVerifier(alg, keys) {
   }
   const key = crypto.createPublicKey(keys[alg].publicKey);
   const verifyKey = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key;
-  return (input, signature) => crypto.verify('sha256', input, verifyKey, signature);
+  const digest = alg === 'EdDSA' ? null : 'sha256'; // Edwards curves hash inside the signature scheme
+  return (input, signature) => crypto.verify(digest, input, verifyKey, signature);
 }
 
 function keyObject(alg, keys) {
@@ -71,7 +72,8 @@ async function main() {
 
     const ko = keyObject(alg, fixtures.keys);
     const jwtOptions = { algorithms: [alg], issuer: fixtures.issuer, audience: fixtures.audience };
-    add(alg, 'jsonwebtoken.verify (KeyObject)', await time((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()));
+    // jsonwebtoken 9 does not verify EdDSA.
+    if (alg !== 'EdDSA') add(alg, 'jsonwebtoken.verify (KeyObject)', await time((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()));
     const material = alg === 'HS256' ? fixtures.keys.HS256.secret : fixtures.keys[alg].publicKey;
     const fast = createVerifier({ key: material, algorithms: [alg], allowedIss: fixtures.issuer, allowedAud: fixtures.audience });
     add(alg, 'fast-jwt verify (no cache)', await time((i) => sink.push(fast(pool[i % n])) && sink.pop()));
