@@ -41,17 +41,19 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const tokenHookFailed = hookFailed('getToken-threw');
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
 
+  /** The route's scopes, last step of `authorize`; a function, not a closure made per request. */
+  function scopesMet(claims: VerifiedClaims, requirement: ScopeRequirement): VerifiedClaims {
+    // Scopes are read only where a route asks for some: a throwing scopeClaim hook cannot fail an open route.
+    const needed = requirement.all.length > 0 || requirement.any.length > 0;
+    if (needed && !checkScopes(requirement, policy.scopesOf(claims))) {
+      throw new TokenAuthError('insufficient_scope', { scope: requirement.challenge, reason: 'scope' });
+    }
+    return claims;
+  }
+
   function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
-    const scopesMet = () => {
-      // Scopes are read only where a route asks for some: a throwing scopeClaim hook cannot fail an open route.
-      const needed = requirement.all.length > 0 || requirement.any.length > 0;
-      if (needed && !checkScopes(requirement, policy.scopesOf(claims))) {
-        throw new TokenAuthError('insufficient_scope', { scope: requirement.challenge, reason: 'scope' });
-      }
-      return claims;
-    };
     if (revocationList !== undefined) checkRevocation(revocationList, claims, options.clock());
-    if (isRevoked === undefined) return scopesMet();
+    if (isRevoked === undefined) return scopesMet(claims, requirement);
     let revoked: MaybePromise<boolean>;
     try {
       revoked = isRevoked(claims, req);
@@ -60,7 +62,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     }
     const decide = (answer: boolean) => {
       if (answer === true) throw new TokenAuthError('invalid_token', { reason: 'revoked' });
-      return scopesMet();
+      return scopesMet(claims, requirement);
     };
     if (!isThenable(revoked)) return decide(revoked);
     return revoked.then(decide, revocationFailed);
@@ -82,13 +84,14 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       throw new TokenAuthError('missing_token');
     }
     const claims = verifier.verify(token, precheck);
-    // Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request.
-    const bound = (c: VerifiedClaims) => {
-      const held = req === undefined ? c : sender.checkBinding(req, token, c);
-      return isThenable(held) ? held.then((h) => authorize(h, requirement, req)) : authorize(held, requirement, req);
-    };
-    if (!isThenable(claims)) return bound(claims);
-    return claims.then(bound);
+    if (!isThenable(claims)) return bound(claims, token, requirement, req);
+    return claims.then((c) => bound(c, token, requirement, req));
+  }
+
+  /** Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request; then `authorize`. */
+  function bound(claims: VerifiedClaims, token: string, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
+    const held = req === undefined ? claims : sender.checkBinding(req, token, claims);
+    return isThenable(held) ? held.then((h) => authorize(h, requirement, req)) : authorize(held, requirement, req);
   }
 
   function fromHook(req: Request): MaybePromise<string | undefined | TokenAuthError> {

@@ -14,13 +14,24 @@ function fail(message: string): never {
   throw new TypeError(`express-verified-user: ${message}`);
 }
 
+let lastScopeString = '';
+let lastScopes: readonly string[] = Object.freeze([]);
+
 /**
  * A claim's value as scopes: a space-separated string (RFC 6749 §3.3, RFC 9068 `scope`) or an array of strings
  * (Okta's `scp`, Spring's `scope`, Auth0's `permissions`). Anything else counts as no scopes, so a route that
  * requires scopes answers 403 rather than failing on an unexpected type.
  */
 export function scopesFromValue(value: unknown): readonly string[] | undefined {
-  if (typeof value === 'string') return value.split(' ').filter((s) => s !== '');
+  if (typeof value === 'string') {
+    // Requests in a row mostly carry the same scope string (a cached verdict hands over the same claims): the last
+    // split is reused, frozen, so that no reader can change what the next request is checked against.
+    if (value !== lastScopeString) {
+      lastScopes = Object.freeze(value.split(' ').filter((s) => s !== ''));
+      lastScopeString = value;
+    }
+    return lastScopes;
+  }
   if (isStringArray(value)) return value;
   return undefined;
 }
