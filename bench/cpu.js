@@ -7,7 +7,7 @@
 // Each peer runs twice: as its README configures it (string secret or PEM string) and at its best (KeyObject),
 // where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds> [algs] [scenarios].
 const crypto = require('node:crypto');
-const { loadFixtures, ALGS, SIGNING } = require('./fixtures');
+const { loadFixtures, rawSignatureCheck, ALGS } = require('./fixtures');
 const { median } = require('./timing');
 
 const [dist, secondsArg, roundsArg, algsArg, scenariosArg] = process.argv.slice(2);
@@ -71,15 +71,7 @@ function fastJwt(options) {
 
 /** Not a verifier: node:crypto's signature check on the signing input and JSON.parse of the payload. */
 function limit(ctx) {
-  const key = keyObject(ctx);
-  const { digest, dsaEncoding } = SIGNING[ctx.alg];
-  const verifyKey = dsaEncoding ? { key, dsaEncoding } : key;
-  const good = ctx.alg === 'HS256'
-    ? (input, signature) => {
-      const mac = crypto.createHmac('sha256', key).update(input).digest();
-      return mac.length === signature.length && crypto.timingSafeEqual(mac, signature);
-    }
-    : (input, signature) => crypto.verify(digest, Buffer.from(input), verifyKey, signature);
+  const good = rawSignatureCheck(ctx.alg, ctx.keys);
   return [function rawCheck(req, res, next) {
     const token = req.headers.authorization.slice(7);
     const first = token.indexOf('.');

@@ -89,4 +89,22 @@ async function loadFixtures(dist, log = () => undefined) {
   return fixtures;
 }
 
-module.exports = { loadFixtures, signJws, ALGS, SIGNING, POOL_SIZE, ISSUER, AUDIENCE, TMP, FILE };
+/**
+ * node:crypto's own check of a token's signature, the key parsed once: what the "limit" rows measure (no verifier
+ * can cost less on a new token). `input` is the signing input (string or Buffer), `signature` the decoded bytes.
+ */
+function rawSignatureCheck(alg, keys) {
+  if (alg === 'HS256') {
+    const key = crypto.createSecretKey(Buffer.from(keys.HS256.secret));
+    return (input, signature) => {
+      const mac = crypto.createHmac('sha256', key).update(input).digest();
+      return mac.length === signature.length && crypto.timingSafeEqual(mac, signature);
+    };
+  }
+  const key = crypto.createPublicKey(keys[alg].publicKey);
+  const { digest, dsaEncoding } = SIGNING[alg];
+  const verifyKey = dsaEncoding ? { key, dsaEncoding } : key;
+  return (input, signature) => crypto.verify(digest, typeof input === 'string' ? Buffer.from(input) : input, verifyKey, signature);
+}
+
+module.exports = { loadFixtures, signJws, rawSignatureCheck, ALGS, SIGNING, POOL_SIZE, ISSUER, AUDIENCE, TMP, FILE };
