@@ -118,6 +118,21 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
       );
     });
 
+    it('challenges each request by its own scheme, even when the token\'s fault is answered from the cache', async () => {
+      const { origin } = await serve({ dpop: {} });
+      const forged = `${issuer.sign().slice(0, -4)}AAAA`;
+      const viaDpop = await request(origin).get('/me').set(dpopHeaders(forged, holder.proof({ method: 'GET', url: `${origin}/me`, token: forged })));
+      expect(viaDpop.status).toBe(401);
+      expect(viaDpop.headers['www-authenticate']).toBe(
+        `DPoP realm="api", algs="${ALGS}", error="invalid_token", error_description="Invalid access token", Bearer realm="api"`,
+      );
+      const viaBearer = await request(origin).get('/me').set({ Authorization: `Bearer ${forged}` });
+      expect(viaBearer.status).toBe(401);
+      expect(viaBearer.headers['www-authenticate']).toBe(
+        `DPoP realm="api", algs="${ALGS}", Bearer realm="api", error="invalid_token", error_description="Invalid access token"`,
+      );
+    });
+
     it('refuses Bearer altogether with required: true, and challenges with DPoP only', async () => {
       const { origin } = await serve({ dpop: { required: true } });
       const res = await request(origin).get('/me').set({ Authorization: `Bearer ${issuer.sign({ cnf: undefined })}` });

@@ -156,8 +156,12 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       let challenge = `DPoP realm="${realm}", algs="${dpop.algs}"`;
       if (viaDpop && error !== undefined) challenge += `, error="${error}", error_description="${err.message}"${extra}`;
       if (!dpop.required) challenge += `, ${viaDpop ? `Bearer realm="${realm}"` : bearerChallenge(err, realm)}`;
-      err.headers = { ...err.headers, 'WWW-Authenticate': challenge };
-      return err;
+      // A token's fault can be a cached error that every request sending that token shares: answer with a copy
+      // that carries this request's challenge, never change the shared one.
+      return new TokenAuthError(err.code, {
+        message: err.message, scope: err.scope, reason: err.reason, cause: err.cause, facts: err.facts,
+        headers: { ...err.headers, 'WWW-Authenticate': challenge },
+      });
     },
   };
 }
