@@ -68,6 +68,23 @@ describe('express-verified-user/otel', () => {
     expect(durations.reduce((n, p) => n + (p.value as Histogram).count, 0)).toBe(4);
   });
 
+  it('labels metrics only with bounded values: a refused token\'s own iss and alg never make a new series', async () => {
+    const attacker = 'another-secret-that-is-long-enough-for-hs256';
+    for (let i = 0; i < 20; i++) {
+      await expect(auth.verify(sign(shapeB(NOW, { iss: `https://attacker-${i}.example/${'x'.repeat(400)}` }), attacker))).rejects.toMatchObject({ code: 'invalid_token' });
+    }
+    await auth.verify(sign(shapeB(NOW)));
+    const series = (await points('express_verified_user.verifications')).map((p) => p.attributes);
+    expect(series).toEqual(expect.arrayContaining([
+      { 'express_verified_user.outcome': 'invalid_token', 'express_verified_user.cached': false, 'express_verified_user.source': 'local' },
+      expect.objectContaining({ 'express_verified_user.outcome': 'ok', 'express_verified_user.token.iss': ISSUER }),
+    ]));
+    expect(series).toHaveLength(2);
+    // Spans keep the refused token's iss, for diagnosis, cut to a bounded length.
+    const refused = spans.getFinishedSpans().find((s) => s.attributes['express_verified_user.outcome'] === 'invalid_token');
+    expect(String(refused?.attributes['express_verified_user.token.iss'])).toHaveLength(256);
+  });
+
   it('never puts the token, or any part of it, into a span, an attribute or a metric', async () => {
     const tokens = [sign(shapeB(NOW)), sign(shapeB(NOW), 'another-secret-that-is-long-enough-for-hs256'), sign(shapeB(NOW, { exp: NOW - 60 }))];
     for (const token of tokens) {

@@ -15,16 +15,32 @@ export interface TokenAuthInstrumentation {
 const SCOPE = 'express-verified-user';
 const FETCH_KINDS: readonly FetchKind[] = ['key', 'discovery', 'upstream'];
 
-/** The attributes of a verification: facts only, never the token or its claims beyond `iss`. */
+/** Longest token-supplied string put on a span: a refused token's `iss` is the sender's choice. */
+const MAX_ATTRIBUTE = 256;
+
+/** The span attributes of a verification: facts only, never the token or its claims beyond `iss`. */
 function verifyAttributes(ctx: VerifyTrace): Attributes {
+  const attributes = metricAttributes(ctx);
+  if (ctx.reason !== undefined) attributes['express_verified_user.reason'] = ctx.reason.slice(0, MAX_ATTRIBUTE);
+  if (ctx.alg !== undefined) attributes['express_verified_user.token.alg'] = ctx.alg.slice(0, MAX_ATTRIBUTE);
+  if (ctx.iss !== undefined) attributes['express_verified_user.token.iss'] = ctx.iss.slice(0, MAX_ATTRIBUTE);
+  return attributes;
+}
+
+/**
+ * The metric attributes of a verification: bounded sets only. A refused token's `alg`, `iss` and reason come from
+ * whoever sent it, so as labels they would let anyone mint new metric series; `alg` and `iss` label successes only.
+ */
+function metricAttributes(ctx: VerifyTrace): Attributes {
   const attributes: Attributes = {
     'express_verified_user.outcome': ctx.code ?? 'ok',
     'express_verified_user.cached': ctx.cached,
     'express_verified_user.source': ctx.source,
   };
-  if (ctx.reason !== undefined) attributes['express_verified_user.reason'] = ctx.reason;
-  if (ctx.alg !== undefined) attributes['express_verified_user.token.alg'] = ctx.alg;
-  if (ctx.iss !== undefined) attributes['express_verified_user.token.iss'] = ctx.iss;
+  if (ctx.code === undefined) {
+    if (ctx.alg !== undefined) attributes['express_verified_user.token.alg'] = ctx.alg;
+    if (ctx.iss !== undefined) attributes['express_verified_user.token.iss'] = ctx.iss;
+  }
   return attributes;
 }
 
@@ -51,7 +67,7 @@ export function instrumentTokenAuth(options: OtelOptions = {}): TokenAuthInstrum
     open.span.setAttributes(attributes);
     if (ctx.code !== undefined) open.span.setStatus({ code: SpanStatusCode.ERROR, message: ctx.code });
     open.span.end();
-    verifications.add(1, attributes);
+    verifications.add(1, metricAttributes(ctx));
     verifyDuration.record(performance.now() - open.started, {
       'express_verified_user.outcome': attributes['express_verified_user.outcome'],
       'express_verified_user.cached': ctx.cached,
