@@ -146,11 +146,22 @@ export function tokenFacts(header: { alg: string; kid?: string; typ?: unknown },
   return facts;
 }
 
-/** Attach the realm's challenge to an error's headers (idempotent). */
+/**
+ * `err` with more response headers, as a copy: a token's fault can be a cached error that every request sending
+ * that token shares, so headers of one answer (its challenge) never go onto the shared error.
+ */
+export function withHeaders(err: TokenAuthError, headers: Record<string, string>): TokenAuthError {
+  const retryAfter = err.headers['Retry-After'];
+  return new TokenAuthError(err.code, {
+    message: err.message, scope: err.scope, reason: err.reason, cause: err.cause, facts: err.facts,
+    retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
+    headers: { ...err.headers, ...headers },
+  });
+}
+
+/** The error with the realm's challenge (a copy; `err` as it is when it has a challenge, or needs none). */
 export function withChallenge(err: TokenAuthError, realm: string): TokenAuthError {
   const challenge = bearerChallenge(err, realm);
-  if (challenge !== undefined && err.headers['WWW-Authenticate'] === undefined) {
-    err.headers = { ...err.headers, 'WWW-Authenticate': challenge };
-  }
-  return err;
+  if (challenge === undefined || err.headers['WWW-Authenticate'] !== undefined) return err;
+  return withHeaders(err, { 'WWW-Authenticate': challenge });
 }

@@ -133,6 +133,23 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
       );
     });
 
+    it('refuses a token read by getToken without DPoP when required: true', async () => {
+      const { origin } = await serve({ dpop: { required: true }, getToken: (req) => req.get('x-token') });
+      const res = await request(origin).get('/me').set({ 'x-token': issuer.sign({ cnf: undefined }) });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
+      expect(res.headers['www-authenticate']).toBe(`DPoP realm="api", algs="${ALGS}", error="invalid_token", error_description="Invalid access token"`);
+    });
+
+    it('keeps the DPoP challenge for a token whose fault verify() met first (the cached fault is never changed)', async () => {
+      const { origin, auth } = await serve({ dpop: { required: true } });
+      const forged = `${issuer.sign().slice(0, -4)}AAAA`;
+      await expect(auth.verify(forged)).rejects.toMatchObject({ code: 'invalid_token' });
+      const res = await request(origin).get('/me').set(dpopHeaders(forged, holder.proof({ method: 'GET', url: `${origin}/me`, token: forged })));
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe(`DPoP realm="api", algs="${ALGS}", error="invalid_token", error_description="Invalid access token"`);
+    });
+
     it('refuses Bearer altogether with required: true, and challenges with DPoP only', async () => {
       const { origin } = await serve({ dpop: { required: true } });
       const res = await request(origin).get('/me').set({ Authorization: `Bearer ${issuer.sign({ cnf: undefined })}` });

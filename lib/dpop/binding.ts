@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { authorizationField, bearerCredential } from '../bearer';
 import { isObject, type VerifiedClaims } from '../claims';
-import { bearerChallenge, TokenAuthError } from '../errors';
+import { bearerChallenge, TokenAuthError, withHeaders } from '../errors';
 import type { MaybePromise } from '../verifier';
 import { dpopCredential, isDpopScheme, proofField } from './extract';
 import { checkCertificateBinding } from './mtls';
@@ -116,6 +116,8 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
     checkBinding(req, token, claims) {
       const cnf = claims.cnf;
       const viaDpop = dpop !== undefined && isDpopScheme(req.headers.authorization);
+      // `required` refuses every token that does not come with DPoP, however it was read (a getToken hook too).
+      if (dpop?.required === true && !viaDpop) throw new TokenAuthError('invalid_token', { reason: 'dpop:bearer-refused' });
       if (cnf === undefined && !viaDpop) return claims;
       const bound = isObject(cnf) ? cnf : {};
       if (bound['x5t#S256'] !== undefined) checkCertificateBinding(req, bound['x5t#S256'], mtls);
@@ -156,12 +158,7 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       let challenge = `DPoP realm="${realm}", algs="${dpop.algs}"`;
       if (viaDpop && error !== undefined) challenge += `, error="${error}", error_description="${err.message}"${extra}`;
       if (!dpop.required) challenge += `, ${viaDpop ? `Bearer realm="${realm}"` : bearerChallenge(err, realm)}`;
-      // A token's fault can be a cached error that every request sending that token shares: answer with a copy
-      // that carries this request's challenge, never change the shared one.
-      return new TokenAuthError(err.code, {
-        message: err.message, scope: err.scope, reason: err.reason, cause: err.cause, facts: err.facts,
-        headers: { ...err.headers, 'WWW-Authenticate': challenge },
-      });
+      return withHeaders(err, { 'WWW-Authenticate': challenge });
     },
   };
 }
