@@ -69,13 +69,16 @@ async function waitForLink(page, providers) {
  * page obtained from POST /oauth/token (read from the exchange's answer, never from an address).
  */
 async function authorizeAndWait(page, click = () => page.click('#authorize')) {
+  // Waiting for the exchange starts before the click: the callback can post it before the redirect is handled here.
+  const exchanged = page.waitForResponse((r) => new URL(r.url()).pathname === '/oauth/token');
+  exchanged.catch(() => undefined); // awaited below; a failed check before then must not leave it unhandled
   const [redirect] = await Promise.all([
     page.waitForResponse((r) => new URL(r.url()).pathname === '/oauth/authorize'),
     click(),
   ]);
   equal(redirect.status(), 302, 'authorize status');
   const location = new URL(redirect.headers().location, 'http://demo');
-  const exchange = await page.waitForResponse((r) => new URL(r.url()).pathname === '/oauth/token');
+  const exchange = await exchanged;
   const answer = await exchange.json();
   await page.waitForSelector('body[data-state="done"]');
   return { location, exchange, token: answer.access_token };
