@@ -2,6 +2,7 @@ import { isStringArray, shapeBViolation, type VerifiedClaims } from './claims';
 import { TokenAuthError } from './errors';
 import type { JwsHeader } from './jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
+import { isThenable } from './verifier';
 
 /** How much of the payload is checked beyond signature, time, issuer and audience (docs/any-issuer.md). */
 export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
@@ -171,10 +172,6 @@ function resolveRequired(value: unknown): readonly string[] {
 
 function invalid(reason: string, cause?: unknown): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason, cause });
-}
-
-function isThenable(value: unknown): value is Promise<unknown> {
-  return typeof (value as Promise<unknown> | undefined)?.then === 'function';
 }
 
 /** The mode a TokenAuth uses: the option, or the default (`'jwt'` with discovery, `'strict'` with a key). */

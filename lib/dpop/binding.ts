@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { authorizationField, bearerCredential } from '../bearer';
 import { isObject, type VerifiedClaims } from '../claims';
 import { bearerChallenge, TokenAuthError, withHeaders } from '../errors';
-import type { MaybePromise } from '../verifier';
+import { isThenable, type MaybePromise } from '../verifier';
 import { dpopCredential, isDpopScheme, proofField } from './extract';
 import { checkCertificateBinding } from './mtls';
 import { createNonceIssuer } from './nonce';
@@ -95,8 +95,8 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       if (fresh !== true) throw invalidProof('replay');
       return claims;
     };
-    if (typeof (first as Promise<boolean>).then !== 'function') return decide(first as boolean);
-    return (first as Promise<boolean>).then(decide, (err: unknown) => {
+    if (!isThenable(first)) return decide(first);
+    return first.then(decide, (err: unknown) => {
       throw STORE_DOWN(err);
     });
   }
