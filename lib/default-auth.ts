@@ -1,17 +1,16 @@
+// The top-level instance built from environment variables (TOKEN_SECRET, TOKEN_ISSUER, …) and the factories the
+// entry exports for it; wires the composition (token-auth.ts) once, on first use.
 import type { RequestHandler } from 'express';
-import type { KeyOption, TokenAuthOptions } from './options';
-import type { VerifyRouterOptions } from './router';
-import type { ScopeRequirementInput } from './scopes';
+import type { KeyOption, TokenAuthOptions } from './config/options';
+import type { VerifyRouterOptions } from './http/router';
+import type { ScopeRequirementInput } from './token/scopes';
 import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
-import { claimsFromEnv } from './claim-modes-env';
-import { acceptUncalled } from './uncalled';
+import { claimsFromEnv } from './config/environment';
+import { acceptUncalled } from './http/uncalled';
+import { optionError } from './base/option-error';
 
 const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER_BASE_URL'] as const;
-
-function fail(message: string): never {
-  throw new TypeError(`express-verified-user: ${message}`);
-}
 
 function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -20,7 +19,7 @@ function list(value: string): string[] {
 function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE'): string | string[] | false {
   const value = env[name];
   if (value === undefined || value.trim() === '') {
-    fail(`set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)`);
+    optionError(`set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)`);
   }
   if (value.trim() === 'false') return false;
   const values = list(value);
@@ -34,8 +33,8 @@ function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   const set = KEY_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '');
-  if (set.length === 0) fail(`no key configured: set one of ${KEY_VARIABLES.join(', ')}`);
-  if (set.length > 1) fail(`set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})`);
+  if (set.length === 0) optionError(`no key configured: set one of ${KEY_VARIABLES.join(', ')}`);
+  if (set.length > 1) optionError(`set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})`);
   const value = env[set[0]] as string;
   if (set[0] === 'TOKEN_ISSUER_BASE_URL') return issuerBaseURLFromEnv(env, list(value));
   const key: KeyOption =

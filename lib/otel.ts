@@ -1,5 +1,6 @@
+// The `express-verified-user/otel` entry: OpenTelemetry spans and metrics from the diagnostics channels.
 import { metrics, SpanKind, SpanStatusCode, trace, type Attributes, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api';
-import { fetchChannel, verifyChannel, type FetchEvent, type FetchKind, type VerifyTrace } from './diagnostics';
+import { fetchChannel, verifyChannel, type FetchEvent, type FetchKind, type VerifyTrace } from './observe/diagnostics';
 
 /** Where `instrumentTokenAuth` sends its spans and metrics; the global providers when not given. */
 export interface OtelOptions {
@@ -45,7 +46,7 @@ function metricAttributes(ctx: VerifyTrace): Attributes {
 }
 
 /**
- * Turn the package's diagnostics channels (lib/diagnostics.ts) into OpenTelemetry spans and metrics: a span per
+ * Turn the package's diagnostics channels (lib/observe/diagnostics.ts) into OpenTelemetry spans and metrics: a span per
  * verification and per remote fetch, `express_verified_user.verifications` (count, by outcome, cached, source),
  * `express_verified_user.verify.duration` and `express_verified_user.fetch.duration` (milliseconds). Cache hits
  * are the verifications with `cached` true. Call once at start-up; the channels cost nothing until it is called.

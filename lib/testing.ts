@@ -1,7 +1,9 @@
+// The `express-verified-user/testing` entry: a test issuer that mints tokens (HS, RS, ES, EdDSA; JWKS on
+// loopback; DPoP holders) for the app's own tests.
 import { constants, createHash, createHmac, createSecretKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TokenAuthOptions } from './options';
+import type { TokenAuthOptions } from './config/options';
 import { jwkThumbprint } from './dpop/proof';
 
 /** Options of `createTestIssuer`. */

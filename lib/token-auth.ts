@@ -1,18 +1,21 @@
+// The composition: createTokenAuth resolves the options room by room and wires the pipeline (keys → verifier →
+// authenticator → middleware). New capabilities are wired here, never branched inside the verifier.
 import type { Request, RequestHandler } from 'express';
-import { createAuthenticator } from './authenticate';
-import { ResultCache, type CacheStats } from './cache';
-import type { ClaimsMode, ClaimsOf, JwtClaims } from './claim-modes';
-import type { VerifiedClaims } from './claims';
-import { TokenAuthError } from './errors';
+import { createAuthenticator } from './http/authenticate';
+import { ResultCache, type CacheStats } from './verify/cache';
+import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
+import type { VerifiedClaims } from './token/claims';
+import { TokenAuthError } from './base/errors';
 import { createKeySource } from './keys';
-import { verifiedUserMiddleware } from './middleware';
-import { resolveOptions, type TokenAuthOptions } from './options';
-import { createVerifyRouter, type VerifyRouterOptions } from './router';
-import { fleetStats, type FleetStats } from './fleet-stats';
-import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './scopes';
-import { withSharedVerdicts } from './shared-verdicts';
-import { acceptUncalled } from './uncalled';
-import { createVerifier } from './verifier';
+import { verifiedUserMiddleware } from './http/middleware';
+import type { TokenAuthOptions } from './config/options';
+import { resolveOptions } from './config/resolve';
+import { createVerifyRouter, type VerifyRouterOptions } from './http/router';
+import { fleetStats, type FleetStats } from './verify/stats';
+import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './token/scopes';
+import { withSharedVerdicts } from './verify/shared-verdicts';
+import { acceptUncalled } from './http/uncalled';
+import { createVerifier } from './verify/verifier';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -65,7 +68,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
       return claims as C;
     },
-    stats: () => fleetStats(verifier.stats(), source, auth),
+    stats: () => fleetStats(verifier.stats(), source, auth.revocation),
     close() {
       source.close();
       cache.clear();

@@ -73,7 +73,7 @@ async function main() {
   for (let i = 0; i < count; i++) {
     const token = kind === 'valid' ? signed(payload(i)) : invalid(i);
     try {
-      // A success is stored on its second sighting (lib/admission.ts): verifying each valid token twice admits
+      // A success is stored on its second sighting (lib/verify/admission.ts): verifying each valid token twice admits
       // every one, the worst case for memory. A fault is stored at once.
       if (kind === 'valid') await auth.verify(token);
       await auth.verify(token);

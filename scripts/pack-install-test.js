@@ -37,7 +37,7 @@ const listing = run('tar', ['-tzf', tarPath], work).split('\n').filter(Boolean);
 const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')));
 
 check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/express.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/http/express.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
     if (!shipped.has(needed)) throw new Error(`missing ${needed}`);
   }
   if (![...shipped].some((file) => file.startsWith('docs/'))) throw new Error('missing docs/');

@@ -1,14 +1,16 @@
+// The sender-constraint step of the pipeline, one seam for the HTTP edge: checkBinding(req, token, claims) applies
+// DPoP (RFC 9449) and mTLS (RFC 8705) bindings and the scheme rules; it may use the rest of dpop/, extract/, token/, base/.
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
-import { authorizationField, bearerCredential } from '../bearer';
-import { isObject, type VerifiedClaims } from '../claims';
-import { bearerChallenge, TokenAuthError, withHeaders } from '../errors';
-import { isThenable, type MaybePromise } from '../verifier';
+import { authorizationField, bearerCredential } from '../extract/bearer';
+import { type VerifiedClaims } from '../token/claims';
+import { bearerChallenge, TokenAuthError, withHeaders } from '../base/errors';
 import { dpopCredential, isDpopScheme, proofField } from './extract';
 import { checkCertificateBinding } from './mtls';
 import { createNonceIssuer } from './nonce';
 import type { ResolvedDpop, ResolvedMtls } from './options';
 import { checkProof, invalidProof, normaliseUri } from './proof';
+import { isObject, isThenable, type MaybePromise } from '../base/values';
 
 /**
  * Sender constraint, the pipeline's one seam for DPoP (RFC 9449) and mTLS-bound tokens (RFC 8705): which

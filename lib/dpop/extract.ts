@@ -1,6 +1,7 @@
+// Reading a DPoP request: the `DPoP` Authorization scheme and the single `DPoP` proof header (RFC 9449 §7.1).
 import type { Request } from 'express';
-import { trimOws } from '../bearer';
-import { TokenAuthError } from '../errors';
+import { trimOws } from '../extract/bearer';
+import { TokenAuthError } from '../base/errors';
 
 /** Whether an Authorization value uses the DPoP scheme (any case), as `extractDpop` reads it. */
 export function isDpopScheme(authorization: string | string[] | undefined): boolean {

@@ -1,7 +1,9 @@
+// Certificate-bound tokens (RFC 8705 §3): the client certificate's SHA-256 thumbprint against the token's
+// `cnf.x5t#S256`, the certificate read from the TLS socket or the app's getCertificate hook.
 import type { Request } from 'express';
 import { createHash, timingSafeEqual, X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import { TokenAuthError } from '../errors';
+import { TokenAuthError } from '../base/errors';
 import type { ClientCertificate, ResolvedMtls } from './options';
 
 /** The DER bytes of whatever form a certificate was handed over in; undefined when there is none. */

@@ -1,3 +1,4 @@
+// Server-provided DPoP nonces without shared state: an HMAC of the time window under a secret the fleet shares.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**

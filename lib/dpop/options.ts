@@ -1,8 +1,10 @@
+// The `dpop` and `mtls` options: their types, defaults and validation (an option error at createTokenAuth).
 import type { Request } from 'express';
 import type { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
-import { parseDuration, type Duration } from '../duration';
+import { parseDuration, type Duration } from '../base/duration';
 import { createMemoryReplayStore, type ReplayStore } from './replay';
+import { optionError } from '../base/option-error';
 
 /** Proof algorithms this package can check (RFC 9449 §4.2: asymmetric only; never HS* or `none`). */
 export const DPOP_ALGORITHMS = [
@@ -64,24 +66,20 @@ export interface ResolvedMtls {
 
 const KNOWN_DPOP = new Set(['required', 'iatWindow', 'algorithms', 'nonce', 'replay']);
 
-function fail(message: string): never {
-  throw new TypeError(`express-verified-user: ${message}`);
-}
-
 function plainObject(value: unknown, name: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(`option "${name}" must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) optionError(`option "${name}" must be an object`);
   return value as Record<string, unknown>;
 }
 
 function resolveNonce(value: unknown): ResolvedDpop['nonce'] {
   if (value === undefined) return undefined;
   const nonce = plainObject(value, 'dpop.nonce');
-  for (const name of Object.keys(nonce)) if (name !== 'secret' && name !== 'lifetime') fail(`unknown option "dpop.nonce.${name}"`);
+  for (const name of Object.keys(nonce)) if (name !== 'secret' && name !== 'lifetime') optionError(`unknown option "dpop.nonce.${name}"`);
   const secret = typeof nonce.secret === 'string' ? Buffer.from(nonce.secret) : nonce.secret;
   // A guessable secret lets anyone mint nonces, which would defeat their purpose (bounding pre-made proofs).
-  if (!Buffer.isBuffer(secret) || secret.length < 32) fail('option "dpop.nonce.secret" must be a string or Buffer of at least 32 bytes');
+  if (!Buffer.isBuffer(secret) || secret.length < 32) optionError('option "dpop.nonce.secret" must be a string or Buffer of at least 32 bytes');
   const lifetime = nonce.lifetime === undefined ? 300 : parseDuration(nonce.lifetime, 'dpop.nonce.lifetime');
-  if (lifetime < 1) fail('option "dpop.nonce.lifetime" must be at least one second');
+  if (lifetime < 1) optionError('option "dpop.nonce.lifetime" must be at least one second');
   return { secret: Buffer.from(secret), lifetime };
 }
 
@@ -89,20 +87,20 @@ function resolveNonce(value: unknown): ResolvedDpop['nonce'] {
 export function resolveDpop(value: unknown): ResolvedDpop | undefined {
   if (value === undefined) return undefined;
   const dpop = plainObject(value, 'dpop');
-  for (const name of Object.keys(dpop)) if (!KNOWN_DPOP.has(name)) fail(`unknown option "dpop.${name}"`);
-  if (dpop.required !== undefined && typeof dpop.required !== 'boolean') fail('option "dpop.required" must be a boolean');
+  for (const name of Object.keys(dpop)) if (!KNOWN_DPOP.has(name)) optionError(`unknown option "dpop.${name}"`);
+  if (dpop.required !== undefined && typeof dpop.required !== 'boolean') optionError('option "dpop.required" must be a boolean');
   const iatWindow = dpop.iatWindow === undefined ? 60 : parseDuration(dpop.iatWindow, 'dpop.iatWindow');
-  if (iatWindow < 1) fail('option "dpop.iatWindow" must be at least one second');
+  if (iatWindow < 1) optionError('option "dpop.iatWindow" must be at least one second');
   let algorithms: string[] = [...DPOP_ALGORITHMS];
   if (dpop.algorithms !== undefined) {
-    if (!Array.isArray(dpop.algorithms) || dpop.algorithms.length === 0) fail('option "dpop.algorithms" must be a non-empty array');
+    if (!Array.isArray(dpop.algorithms) || dpop.algorithms.length === 0) optionError('option "dpop.algorithms" must be a non-empty array');
     for (const alg of dpop.algorithms) {
-      if (!(DPOP_ALGORITHMS as readonly unknown[]).includes(alg)) fail(`option "dpop.algorithms" holds ${JSON.stringify(alg)}; proofs need one of ${DPOP_ALGORITHMS.join(', ')}`);
+      if (!(DPOP_ALGORITHMS as readonly unknown[]).includes(alg)) optionError(`option "dpop.algorithms" holds ${JSON.stringify(alg)}; proofs need one of ${DPOP_ALGORITHMS.join(', ')}`);
     }
     algorithms = [...new Set(dpop.algorithms as string[])];
   }
   const replay = dpop.replay ?? createMemoryReplayStore();
-  if (typeof (replay as ReplayStore).claimOnce !== 'function') fail('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
+  if (typeof (replay as ReplayStore).claimOnce !== 'function') optionError('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
   return {
     required: dpop.required === true,
     iatWindow,
@@ -117,7 +115,7 @@ export function resolveDpop(value: unknown): ResolvedDpop | undefined {
 export function resolveMtls(value: unknown): ResolvedMtls {
   if (value === undefined) return { getCertificate: undefined };
   const mtls = plainObject(value, 'mtls');
-  for (const name of Object.keys(mtls)) if (name !== 'getCertificate') fail(`unknown option "mtls.${name}"`);
-  if (mtls.getCertificate !== undefined && typeof mtls.getCertificate !== 'function') fail('option "mtls.getCertificate" must be a function');
+  for (const name of Object.keys(mtls)) if (name !== 'getCertificate') optionError(`unknown option "mtls.${name}"`);
+  if (mtls.getCertificate !== undefined && typeof mtls.getCertificate !== 'function') optionError('option "mtls.getCertificate" must be a function');
   return { getCertificate: mtls.getCertificate as ResolvedMtls['getCertificate'] };
 }

@@ -1,7 +1,8 @@
+// One DPoP proof JWT checked against its request (RFC 9449 §4.3): header, key, signature, htm, htu, iat, ath.
 import { constants, createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { isObject } from '../claims';
-import { TokenAuthError } from '../errors';
+import { TokenAuthError } from '../base/errors';
+import { isObject } from '../base/values';
 
 /** What a checked proof tells the binding step. */
 export interface CheckedProof {

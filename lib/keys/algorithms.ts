@@ -1,3 +1,4 @@
+// The JWS algorithms the package verifies and which key types fit each; `none` is never one.
 import type { KeyObject } from 'node:crypto';
 
 /**

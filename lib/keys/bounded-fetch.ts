@@ -1,4 +1,6 @@
-import { fetchStarted, publishFetch, type FetchKind } from '../diagnostics';
+// The one HTTP GET/POST used by every remote source: a deadline, a byte cap, no redirects, and a fetch event on the
+// diagnostics channel of its kind.
+import { fetchStarted, publishFetch, type FetchKind } from '../observe/diagnostics';
 
 /** Why a remote call gave no usable answer; for logs (`TokenAuthError.reason`), never for clients. */
 export type FetchFailure = 'timeout' | 'closed' | 'network' | 'too-large';
@@ -34,7 +36,7 @@ export interface BoundedFetchOptions {
   maxBytes: number;
   /** Aborts the call from outside (the source being closed). */
   signal: AbortSignal;
-  /** What the fetch is for, naming its diagnostics channel (lib/diagnostics.ts); `key` when not given. */
+  /** What the fetch is for, naming its diagnostics channel (lib/observe/diagnostics.ts); `key` when not given. */
   kind?: FetchKind;
 }
 

@@ -1,5 +1,7 @@
-import { parseDuration, type Duration } from '../duration';
-import { TokenAuthError } from '../errors';
+// A circuit breaker for a remote verifier: after consecutive outages it fails fast with 503 + Retry-After.
+import { parseDuration, type Duration } from '../base/duration';
+import { TokenAuthError } from '../base/errors';
+import { optionError } from '../base/option-error';
 
 /**
  * A circuit breaker for a remote dependency (docs/fleet.md): after `failures` outages in a row it opens, and
@@ -41,15 +43,15 @@ const DEFAULTS: BreakerConfig = { failures: 5, cooldown: 5 };
 export function resolveBreaker(value: unknown, name: string): BreakerConfig | false {
   if (value === false) return false;
   if (value === undefined) return DEFAULTS;
-  if (typeof value !== 'object' || value === null) throw new TypeError(`express-verified-user: option "${name}" must be an object or false`);
+  if (typeof value !== 'object' || value === null) optionError(`option "${name}" must be an object or false`);
   const { failures, cooldown, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new TypeError(`express-verified-user: unknown option "${name}.${unknown}"`);
+  if (unknown !== undefined) optionError(`unknown option "${name}.${unknown}"`);
   if (failures !== undefined && (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1)) {
-    throw new TypeError(`express-verified-user: option "${name}.failures" must be a positive integer`);
+    optionError(`option "${name}.failures" must be a positive integer`);
   }
   const seconds = cooldown === undefined ? DEFAULTS.cooldown : parseDuration(cooldown, `${name}.cooldown`);
-  if (!(seconds > 0)) throw new TypeError(`express-verified-user: option "${name}.cooldown" must be more than zero`);
+  if (!(seconds > 0)) optionError(`option "${name}.cooldown" must be more than zero`);
   return { failures: (failures as number | undefined) ?? DEFAULTS.failures, cooldown: seconds };
 }
 

@@ -1,16 +1,15 @@
+// Keys from discovery (`issuerBaseURL`): OpenID Connect Discovery, then RFC 8414; the metadata issuer checked
+// exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
 import type { KeyObject } from 'node:crypto';
-import { isObject } from '../claims';
-import { TokenAuthError } from '../errors';
-import type { JwsHeader } from '../jws';
+import { TokenAuthError } from '../base/errors';
+import type { JwsHeader } from '../token/jws';
 import type { Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { jwksKeySource } from './jwks';
 import { checkRemoteUrl } from './remote-url';
 import type { SigningKeySource } from './source';
-
-function fail(message: string): never {
-  throw new TypeError(`express-verified-user: ${message}`);
-}
+import { isObject } from '../base/values';
+import { optionError } from '../base/option-error';
 
 /** One configured authorization server: its base URL exactly as given (the issuer it must name) and parsed. */
 export interface IssuerBase {
@@ -38,18 +37,18 @@ export function resolveIssuerBaseURL(
 ): readonly IssuerBase[] | undefined {
   const value = options.issuerBaseURL;
   if (value === undefined) return undefined;
-  if (options.key !== undefined) fail('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
-  if (options.issuer !== undefined) fail('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
+  if (options.key !== undefined) optionError('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
+  if (options.issuer !== undefined) optionError('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
   const list: unknown[] = Array.isArray(value) ? value : [value];
-  if (list.length === 0) fail('option "issuerBaseURL" must be a URL string or a non-empty array of them');
+  if (list.length === 0) optionError('option "issuerBaseURL" must be a URL string or a non-empty array of them');
   const seen = new Set<string>();
   return list.map((entry, index) => {
     const name = Array.isArray(value) ? `issuerBaseURL[${index}]` : 'issuerBaseURL';
     const url = checkRemoteUrl(entry, name, allowInsecureHttp);
     const base = entry as string;
-    if (url.search !== '') fail(`option "${name}" must not contain a query string`);
+    if (url.search !== '') optionError(`option "${name}" must not contain a query string`);
     const same = withoutTrailingSlash(base);
-    if (seen.has(same)) fail(`option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
+    if (seen.has(same)) optionError(`option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
     seen.add(same);
     return { base, url };
   });

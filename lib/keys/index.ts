@@ -1,5 +1,6 @@
-import { parseDuration } from '../duration';
-import type { ResolvedOptions } from '../options';
+// Builds the key source that the `key` and `issuerBaseURL` options name, validating the `key` option's forms.
+import { parseDuration } from '../base/duration';
+import type { KeySourceConfig } from './options';
 import { discoveryKeySource } from './discovery';
 import { jwksKeySource } from './jwks';
 import { resolveBreaker } from './breaker';
@@ -8,10 +9,7 @@ import { checkRemoteUrl } from './remote-url';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
 import { upstreamSource } from './upstream';
-
-function fail(message: string): never {
-  throw new TypeError(`express-verified-user: ${message}`);
-}
+import { optionError } from '../base/option-error';
 
 type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
 
@@ -29,7 +27,7 @@ const DEFAULT_TIMEOUT = 5;
 function timeoutOf(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT;
   const seconds = parseDuration(value, 'key.timeout');
-  if (seconds <= 0) fail('option "key.timeout" must be more than zero');
+  if (seconds <= 0) optionError('option "key.timeout" must be more than zero');
   return seconds;
 }
 
@@ -37,10 +35,10 @@ function timeoutOf(value: unknown): number {
  * Build the key source named by the `key` option, validating it (a TypeError at set-up for anything wrong).
  * Exactly one of `secret`, `publicKey`, `jwksUri`, `upstream` may be given, or a resolver function.
  */
-export function createKeySource(options: ResolvedOptions): KeySource {
+export function createKeySource(options: KeySourceConfig): KeySource {
   if (options.issuerBaseURL !== undefined) {
     if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-      fail('option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)');
+      optionError('option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)');
     }
     return discoveryKeySource({
       issuers: options.issuerBaseURL,
@@ -57,15 +55,15 @@ export function createKeySource(options: ResolvedOptions): KeySource {
   const forms = (Object.keys(KEY_FIELDS) as KeyForm[]).filter((form) => fields[form] !== undefined);
   // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
   const unsetForm = (Object.keys(KEY_FIELDS) as KeyForm[]).find((form) => form in fields && fields[form] === undefined);
-  if (forms.length === 0 && unsetForm !== undefined) fail(undefinedKeyFieldMessage(unsetForm, process.env));
+  if (forms.length === 0 && unsetForm !== undefined) optionError(undefinedKeyFieldMessage(unsetForm, process.env));
   if (forms.length !== 1) {
-    fail(`option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`);
+    optionError(`option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`);
   }
   const form = forms[0];
   for (const field of Object.keys(fields)) {
     // A field left undefined (an unset environment variable, say) is absent, as it is for choosing the form.
     if (fields[field] !== undefined && !KEY_FIELDS[form].includes(field)) {
-      fail(`option "key.${field}" does not apply to key.${form} (allowed: ${KEY_FIELDS[form].join(', ')})`);
+      optionError(`option "key.${field}" does not apply to key.${form} (allowed: ${KEY_FIELDS[form].join(', ')})`);
     }
   }
 
@@ -77,7 +75,7 @@ export function createKeySource(options: ResolvedOptions): KeySource {
     case 'jwksUri': {
       const url = checkRemoteUrl(fields.jwksUri, 'key.jwksUri', options.allowInsecureHttp);
       if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-        fail('option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)');
+        optionError('option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)');
       }
       return jwksKeySource({
         url,
@@ -89,9 +87,9 @@ export function createKeySource(options: ResolvedOptions): KeySource {
     }
     case 'upstream': {
       const base = checkRemoteUrl(fields.upstream, 'key.upstream', options.allowInsecureHttp);
-      if (base.search !== '') fail('option "key.upstream" must be a base address without a query string');
+      if (base.search !== '') optionError('option "key.upstream" must be a base address without a query string');
       if (options.algorithms !== undefined) {
-        fail('option "algorithms" does not apply with key.upstream (the upstream service checks the signature)');
+        optionError('option "algorithms" does not apply with key.upstream (the upstream service checks the signature)');
       }
       return upstreamSource({ base, timeout: timeoutOf(fields.timeout), breaker: resolveBreaker(fields.breaker, 'key.breaker') });
     }

@@ -1,10 +1,12 @@
+// Keys from a remote JWKS: chosen by `kid`, cached, refetched for an unknown `kid` at most once per cooldown, with
+// withdrawn keys flagged so the verdict cache stops serving what they verified.
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { isObject } from '../claims';
-import { TokenAuthError } from '../errors';
-import type { JwsHeader } from '../jws';
+import { TokenAuthError } from '../base/errors';
+import type { JwsHeader } from '../token/jws';
 import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { holdKey, type SigningKeySource } from './source';
+import { isObject } from '../base/values';
 
 /**
  * Algorithms accepted from a JWKS when the `algorithms` option is absent: every asymmetric one this package

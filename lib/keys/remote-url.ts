@@ -1,7 +1,5 @@
-function fail(message: string): never {
-  throw new TypeError(`express-verified-user: ${message}`);
-}
-
+// The rule for remote addresses (JWKS, discovery, upstream): https, or http on loopback only unless allowed.
+import { optionError } from '../base/option-error';
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /** True for hosts that never leave the machine: 127.0.0.0/8, ::1 and `localhost`. */
@@ -18,19 +16,19 @@ export function isLoopbackHost(hostname: string): boolean {
  * `option` otherwise.
  */
 export function checkRemoteUrl(value: unknown, option: string, allowInsecureHttp: boolean): URL {
-  if (typeof value !== 'string' || value.trim() === '') fail(`option "${option}" must be a URL string`);
+  if (typeof value !== 'string' || value.trim() === '') optionError(`option "${option}" must be a URL string`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return fail(`option "${option}" is not a valid absolute URL`);
+    return optionError(`option "${option}" is not a valid absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`option "${option}" must be an https: URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') optionError(`option "${option}" must be an https: URL`);
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    fail(`option "${option}" must be an https: URL (plain http: is accepted only for loopback hosts, or with allowInsecureHttp: true)`);
+    optionError(`option "${option}" must be an https: URL (plain http: is accepted only for loopback hosts, or with allowInsecureHttp: true)`);
   }
   // fetch refuses URLs with credentials; say so now rather than fail every request later.
-  if (url.username !== '' || url.password !== '') fail(`option "${option}" must not contain credentials`);
-  if (url.hash !== '') fail(`option "${option}" must not contain a fragment`);
+  if (url.username !== '' || url.password !== '') optionError(`option "${option}" must not contain credentials`);
+  if (url.hash !== '') optionError(`option "${option}" must not contain a fragment`);
   return url;
 }

@@ -1,5 +1,7 @@
+// What the verifier asks of a key room: a signing-key source (keys for a JWS header) or a remote claims source (an
+// upstream that answers for a token), and the key handle a cached verdict watches.
 import type { KeyObject } from 'node:crypto';
-import type { JwsHeader } from '../jws';
+import type { JwsHeader } from '../token/jws';
 import type { Algorithm } from './algorithms';
 import type { BreakerStats } from './breaker';
 

@@ -1,28 +1,26 @@
+// Keys the app holds: a secret, a public key (PEM, JWK or KeyObject), or its own resolver function.
 import { createPublicKey, createSecretKey, KeyObject, type JsonWebKey } from 'node:crypto';
-import { TokenAuthError } from '../errors';
-import type { JwsHeader } from '../jws';
+import { TokenAuthError } from '../base/errors';
+import type { JwsHeader } from '../token/jws';
 import { pemHint } from './hints';
 import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import type { SigningKeySource } from './source';
+import { optionError } from '../base/option-error';
 
 /** A JWS header in, a verification key out: the app's own key resolver (`key: (header) => …`). */
 export type KeyResolver = (header: JwsHeader) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
 
 const MIN_SECRET_BYTES = 32;
 
-function fail(message: string): never {
-  throw new TypeError(`express-verified-user: ${message}`);
-}
-
 /** The accepted algorithms for one known key: the option's, each checked against the key, or the key's default. */
 function algorithmsFor(key: KeyObject, requested: readonly Algorithm[] | undefined, what: string): ReadonlySet<Algorithm> {
   if (requested === undefined) {
     const alg = defaultAlgorithm(key);
-    if (alg === undefined) fail(`${what} is not a key this package can verify with (use an HMAC secret, RSA, EC P-256/P-384/P-521, Ed25519 or Ed448)`);
+    if (alg === undefined) optionError(`${what} is not a key this package can verify with (use an HMAC secret, RSA, EC P-256/P-384/P-521, Ed25519 or Ed448)`);
     return new Set([alg]);
   }
   for (const alg of requested) {
-    if (!keyFitsAlgorithm(key, alg)) fail(`option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)`);
+    if (!keyFitsAlgorithm(key, alg)) optionError(`option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)`);
   }
   return new Set(requested);
 }
@@ -36,9 +34,9 @@ export function secretKeySource(secret: unknown, algorithms: readonly Algorithm[
   let bytes: Buffer;
   if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
   else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
-  else fail('key.secret must be a string or a Buffer');
-  if (bytes.length === 0) fail('key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
-  if (bytes.length < MIN_SECRET_BYTES) fail(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
+  else optionError('key.secret must be a string or a Buffer');
+  if (bytes.length === 0) optionError('key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
+  if (bytes.length < MIN_SECRET_BYTES) optionError(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
   const key = createSecretKey(bytes);
   return fixedKeySource(key, algorithmsFor(key, algorithms, 'an HMAC secret'));
 }
@@ -48,28 +46,28 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
   let key: KeyObject;
   try {
     if (input instanceof KeyObject) {
-      if (input.type !== 'public') fail(`${what} must be a public key (got a ${input.type} key)`);
+      if (input.type !== 'public') optionError(`${what} must be a public key (got a ${input.type} key)`);
       key = input;
     } else if (typeof input === 'string') {
-      if (/PRIVATE KEY-----/.test(input)) fail(`${what} must be a public key, not a private one`);
+      if (/PRIVATE KEY-----/.test(input)) optionError(`${what} must be a public key, not a private one`);
       key = createPublicKey(input);
     } else if (typeof input === 'object' && input !== null) {
       const jwk = input as JsonWebKey;
-      if (jwk.kty === 'oct') fail(`${what} is a symmetric JWK; pass it as key.secret`);
-      if (jwk.d !== undefined) fail(`${what} must be a public JWK (it holds private parameter "d")`);
+      if (jwk.kty === 'oct') optionError(`${what} is a symmetric JWK; pass it as key.secret`);
+      if (jwk.d !== undefined) optionError(`${what} must be a public JWK (it holds private parameter "d")`);
       key = createPublicKey({ key: jwk, format: 'jwk' });
     } else {
-      fail(`${what} must be a PEM string, a JWK object or a KeyObject`);
+      optionError(`${what} must be a PEM string, a JWK object or a KeyObject`);
     }
   } catch (err) {
     if (err instanceof TypeError && err.message.startsWith('express-verified-user:')) throw err;
-    fail(`${what} could not be read as a public key${typeof input === 'string' ? pemHint(input) : ''}`);
+    optionError(`${what} could not be read as a public key${typeof input === 'string' ? pemHint(input) : ''}`);
   }
   if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss') {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-    if (bits < MIN_RSA_BITS) fail(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
+    if (bits < MIN_RSA_BITS) optionError(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
   }
-  if (algorithmsForKey(key).length === 0) fail(`${what} is not an RSA, EC P-256/P-384/P-521, Ed25519 or Ed448 public key`);
+  if (algorithmsForKey(key).length === 0) optionError(`${what} is not an RSA, EC P-256/P-384/P-521, Ed25519 or Ed448 public key`);
   return key;
 }
 
@@ -85,7 +83,7 @@ export function publicKeySource(publicKey: unknown, algorithms: readonly Algorit
  */
 export function resolverKeySource(resolve: KeyResolver, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
   if (algorithms === undefined || algorithms.length === 0) {
-    fail('option "algorithms" is required with a key resolver function, since no key is known in advance');
+    optionError('option "algorithms" is required with a key resolver function, since no key is known in advance');
   }
   const fitted = (key: KeyObject | null | undefined): KeyObject => {
     if (key === null || key === undefined) throw new TokenAuthError('invalid_token', { reason: 'no-key' });

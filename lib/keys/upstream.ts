@@ -1,8 +1,10 @@
-import { isObject, shapeBViolation } from '../claims';
-import { TokenAuthError } from '../errors';
+// Upstream mode: the service's GET /auth/@users/verify answers for each new token (Shape B), behind the breaker.
+import { shapeBViolation } from '../token/claims';
+import { TokenAuthError } from '../base/errors';
 import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
 import { CircuitBreaker, type BreakerConfig } from './breaker';
 import type { RemoteClaims, RemoteClaimsSource } from './source';
+import { isObject } from '../base/values';
 
 /** Largest upstream answer read (256 KiB); a Shape B payload is a few kilobytes. */
 export const MAX_UPSTREAM_BYTES = 256 * 1024;

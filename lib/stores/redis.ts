@@ -1,8 +1,10 @@
-import { parseDuration, type Duration } from '../duration';
-import { TokenAuthError } from '../errors';
+// A fleet's shared state in the app's Redis: the revocation list (pub/sub), DPoP single use and shared verdicts,
+// behind the small store interfaces that verify/ and dpop/ define.
+import { parseDuration, type Duration } from '../base/duration';
+import { TokenAuthError } from '../base/errors';
 import type { ReplayStore } from '../dpop/replay';
-import type { RevocationList, RevocationStats, RevocationStore } from '../revocation';
-import type { SharedVerdictStore } from '../shared-verdicts';
+import type { RevocationList, RevocationStats, RevocationStore } from '../verify/revocation';
+import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import { redisConnection, type RedisClientLike, type Subscriber } from './redis-client';
 
 /**

@@ -1,0 +1,96 @@
+import express from 'express';
+import request from 'supertest';
+import { requireVerifiedUser } from '../../lib';
+import { optionsFromEnv, resetDefaultTokenAuth } from '../../lib/default-auth';
+import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
+
+const VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE', 'TOKEN_ALGORITHMS', 'TOKEN_CLAIMS', 'TOKEN_SCOPE_CLAIM'];
+const saved: Record<string, string | undefined> = {};
+
+beforeEach(() => {
+  for (const name of VARIABLES) {
+    saved[name] = process.env[name];
+    delete process.env[name];
+  }
+  resetDefaultTokenAuth();
+});
+afterEach(() => {
+  for (const name of VARIABLES) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  resetDefaultTokenAuth();
+});
+
+describe('top-level requireVerifiedUser (environment-configured)', () => {
+  it('throws a TypeError naming the variables at set-up when no key variable is set', () => {
+    expect(() => requireVerifiedUser()).toThrow(TypeError);
+    expect(() => requireVerifiedUser()).toThrow(/TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL/);
+  });
+
+  it('requires TOKEN_ISSUER and TOKEN_AUDIENCE', () => {
+    process.env.TOKEN_SECRET = SECRET;
+    expect(() => requireVerifiedUser()).toThrow(/TOKEN_ISSUER/);
+    process.env.TOKEN_ISSUER = ISSUER;
+    expect(() => requireVerifiedUser()).toThrow(/TOKEN_AUDIENCE/);
+  });
+
+  it('verifies with TOKEN_SECRET, TOKEN_ISSUER and TOKEN_AUDIENCE', async () => {
+    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
+    const app = express();
+    app.get('/me', requireVerifiedUser(['email']), (req, res) => { res.json(req.auth); });
+    const claims = shapeB();
+    const res = await request(app).get('/me').set('Authorization', `Bearer ${sign(claims)}`).expect(200);
+    expect(res.body).toEqual(claims);
+    await request(app).get('/me').expect(401);
+  });
+
+  it('refuses two key variables at once', () => {
+    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_JWKS_URI: 'https://issuer.example/jwks', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
+    expect(() => requireVerifiedUser()).toThrow(/only one of/);
+  });
+});
+
+describe('optionsFromEnv', () => {
+  it('reads comma lists, "false", and TOKEN_ALGORITHMS', () => {
+    const options = optionsFromEnv({ TOKEN_SECRET: SECRET, TOKEN_ISSUER: 'a.example, b.example', TOKEN_AUDIENCE: 'false', TOKEN_ALGORITHMS: 'HS256,HS512' });
+    expect(options).toEqual({ key: { secret: SECRET }, issuer: ['a.example', 'b.example'], audience: false, algorithms: ['HS256', 'HS512'] });
+  });
+
+  it('maps each key variable to its key form', () => {
+    const rest = { TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE };
+    expect(optionsFromEnv({ ...rest, TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nAAA\\n-----END PUBLIC KEY-----' }).key)
+      .toEqual({ publicKey: '-----BEGIN PUBLIC KEY-----\nAAA\n-----END PUBLIC KEY-----' });
+    expect(optionsFromEnv({ ...rest, TOKEN_JWKS_URI: 'https://i.example/jwks' }).key).toEqual({ jwksUri: 'https://i.example/jwks' });
+    expect(optionsFromEnv({ ...rest, TOKEN_UPSTREAM_URL: 'https://i.example/api' }).key).toEqual({ upstream: 'https://i.example/api' });
+  });
+});
+
+describe('TOKEN_CLAIMS and TOKEN_SCOPE_CLAIM', () => {
+  const registered = (overrides: Record<string, unknown> = {}) => ({
+    iss: ISSUER, aud: AUDIENCE, sub: 'u1', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600, ...overrides,
+  });
+
+  it('reads the claims mode and the scope claims, comma-separated', () => {
+    const options = optionsFromEnv({ TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'jwt', TOKEN_SCOPE_CLAIM: 'permissions, scope' });
+    expect(options).toMatchObject({ claims: 'jwt', scopeClaim: ['permissions', 'scope'] });
+  });
+
+  it('lets the environment-configured instance accept other servers\' tokens, reading the named scope claim', async () => {
+    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'jwt', TOKEN_SCOPE_CLAIM: 'permissions' });
+    const app = express();
+    app.get('/me', requireVerifiedUser(['read:users']), (req, res) => { res.json(req.auth); });
+    await request(app).get('/me').set('Authorization', `Bearer ${sign(registered({ permissions: ['read:users'] }))}`).expect(200);
+    const res = await request(app).get('/me').set('Authorization', `Bearer ${sign(registered({ scope: 'read:users' }))}`).expect(403);
+    expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
+  });
+
+  it('throws a TypeError naming the variable at set-up for a wrong value', () => {
+    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'oidc' });
+    expect(() => requireVerifiedUser()).toThrow(TypeError);
+    expect(() => requireVerifiedUser()).toThrow(/TOKEN_CLAIMS/);
+    process.env.TOKEN_CLAIMS = 'jwt';
+    process.env.TOKEN_SCOPE_CLAIM = 'scope,,scp';
+    expect(() => requireVerifiedUser()).toThrow(/TOKEN_SCOPE_CLAIM/);
+  });
+});

@@ -1,0 +1,84 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { createTokenAuth, type TokenAuthOptions } from '../../lib';
+import { AUDIENCE, ISSUER } from '../fixtures/issuer';
+
+// Misconfiguration names its cause: the first run of a new app fails with a sentence the user can act on.
+
+const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'];
+const saved: Record<string, string | undefined> = {};
+beforeEach(() => {
+  for (const name of KEY_VARIABLES) {
+    saved[name] = process.env[name];
+    delete process.env[name];
+  }
+});
+afterEach(() => {
+  for (const name of KEY_VARIABLES) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+});
+
+function messageOf(options: unknown): string {
+  try {
+    createTokenAuth(options as TokenAuthOptions).close();
+  } catch (err) {
+    expect(err).toBeInstanceOf(TypeError);
+    return (err as Error).message;
+  }
+  throw new Error('createTokenAuth accepted the options');
+}
+
+const PEM = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+describe('key.secret (or another key form) given but undefined', () => {
+  it('says key.secret is undefined and that TOKEN_SECRET is unset, not "exactly one of"', () => {
+    const message = messageOf({ key: { secret: process.env.TOKEN_SECRET }, issuer: ISSUER, audience: AUDIENCE });
+    expect(message).toBe('express-verified-user: option "key.secret" is undefined, so no key is configured. It was probably ' +
+      'read from an environment variable that is not set in this process: TOKEN_SECRET is unset (so are TOKEN_PUBLIC_KEY, ' +
+      'TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL). Set TOKEN_SECRET (check its spelling and that your .env file is loaded before ' +
+      'createTokenAuth runs), or pass another key form');
+    expect(message).not.toMatch(/exactly one of/);
+  });
+
+  it('lists only the key variables that really are unset', () => {
+    process.env.TOKEN_JWKS_URI = 'https://issuer.example/jwks';
+    const message = messageOf({ key: { publicKey: undefined }, issuer: ISSUER, audience: AUDIENCE });
+    expect(message).toMatch(/"key\.publicKey" is undefined/);
+    expect(message).toMatch(/TOKEN_PUBLIC_KEY is unset \(so are TOKEN_SECRET, TOKEN_UPSTREAM_URL\)/);
+  });
+
+  it('says the value came from elsewhere when the conventional variable is set', () => {
+    process.env.TOKEN_SECRET = 'x'.repeat(40);
+    const message = messageOf({ key: { secret: process.env.TOKEN_SECRT }, issuer: ISSUER, audience: AUDIENCE });
+    expect(message).toMatch(/TOKEN_SECRET is set in process\.env, so the value was read from somewhere else: check the variable name/);
+    expect(message).not.toContain('x'.repeat(40)); // names, never values
+  });
+
+  it('says an empty secret is empty, as an environment variable set to nothing gives it', () => {
+    expect(messageOf({ key: { secret: '' }, issuer: ISSUER, audience: AUDIENCE }))
+      .toBe('express-verified-user: key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
+  });
+
+  it('still says "exactly one of" for an empty key object', () => {
+    expect(messageOf({ key: {}, issuer: ISSUER, audience: AUDIENCE })).toMatch(/exactly one of/);
+  });
+});
+
+describe('key.publicKey that is not a readable PEM', () => {
+  const read = (publicKey: string) => messageOf({ key: { publicKey }, issuer: ISSUER, audience: AUDIENCE });
+
+  it('hints at literal \\n escapes (a PEM pasted into one line)', () => {
+    const message = read(PEM.trim().replace(/\n/g, '\\n'));
+    expect(message).toMatch(/^express-verified-user: key\.publicKey could not be read as a public key: it holds literal "\\n" sequences where the PEM needs line breaks/);
+  });
+
+  it('hints at surrounding quotes', () => {
+    const message = read(`"${PEM.trim()}"`);
+    expect(message).toMatch(/could not be read as a public key: it is wrapped in quotes, which are part of the value/);
+  });
+
+  it('says when there is no PEM armour at all', () => {
+    expect(read('MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE')).toMatch(/it has no "-----BEGIN PUBLIC KEY-----" line/);
+  });
+});

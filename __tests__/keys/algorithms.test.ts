@@ -1,0 +1,43 @@
+import { createSecretKey, generateKeyPairSync } from 'node:crypto';
+import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm } from '../../lib/keys/algorithms';
+
+describe('which algorithms a key may verify (no key confusion)', () => {
+  const secret = createSecretKey(Buffer.alloc(32, 1));
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
+  const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const p384 = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
+  const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' });
+  const k256 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
+  const ed = generateKeyPairSync('ed25519');
+  const ed448 = generateKeyPairSync('ed448');
+  const x25519 = generateKeyPairSync('x25519');
+
+  it.each([
+    ['an HMAC secret', secret, ['HS256', 'HS384', 'HS512'], 'HS256'],
+    ['an RSA public key', rsa.publicKey, ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'], 'RS256'],
+    ['an RSA-PSS public key', pss.publicKey, ['PS256', 'PS384', 'PS512'], 'PS256'],
+    ['a P-256 public key', p256.publicKey, ['ES256'], 'ES256'],
+    ['a P-384 public key', p384.publicKey, ['ES384'], 'ES384'],
+    ['a P-521 public key', p521.publicKey, ['ES512'], 'ES512'],
+    ['an Ed25519 public key', ed.publicKey, ['EdDSA', 'Ed25519'], 'EdDSA'],
+    ['an Ed448 public key', ed448.publicKey, ['EdDSA'], 'EdDSA'],
+  ])('%s verifies only its own family', (_case, key, family, inferred) => {
+    expect(algorithmsForKey(key)).toEqual(family);
+    expect(defaultAlgorithm(key)).toBe(inferred);
+    for (const alg of ['HS256', 'HS384', 'HS512', 'RS256', 'PS256', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'none']) {
+      expect(keyFitsAlgorithm(key, alg)).toBe(family.includes(alg));
+    }
+  });
+
+  it.each([
+    ['a private RSA key', rsa.privateKey],
+    ['a private EC key', p256.privateKey],
+    ['a secp256k1 key', k256.publicKey],
+    ['a private Ed25519 key', ed.privateKey],
+    ['an X25519 (key agreement) key', x25519.publicKey],
+  ])('%s verifies nothing', (_case, key) => {
+    expect(algorithmsForKey(key)).toEqual([]);
+    expect(defaultAlgorithm(key)).toBeUndefined();
+  });
+});

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+interface ChildRun {
+  stderr: string;
+  report: { tokens: Record<string, string>; status: number };
+}
+
+/** Run the refusing child, with NODE_DEBUG as given (and nothing else of the parent's NODE_DEBUG). */
+function run(nodeDebug: string | undefined): Promise<ChildRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_DEBUG;
+  if (nodeDebug !== undefined) env.NODE_DEBUG = nodeDebug;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'debug-refusals.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill(), 20_000);
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`debug-refusals.js exited ${String(code)}: ${err}`));
+      else resolve({ stderr: err, report: JSON.parse(out) as ChildRun['report'] });
+    });
+  });
+}
+
+const STRICT_HINT = "(claims: 'strict' accepts only the identity service's Shape B; tokens of other authorization servers need claims: 'jwt' or 'at+jwt')";
+
+describe('NODE_DEBUG=express-verified-user', () => {
+  let debug: ChildRun;
+  beforeAll(async () => {
+    debug = await run('express-verified-user');
+  }, 30_000);
+
+  it('prints one line per refusal: status, code, reason, iss, kid, alg, and the mode when the mode refused', () => {
+    const lines = debug.stderr.trim().split('\n').map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
+    expect(lines).toEqual([
+      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
+      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" kid="k2" alg="HS256" ${STRICT_HINT}`,
+      'refused 401 invalid_token reason=signature iss="https://tenant.example/" kid="k1" alg="HS256"',
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
+    ]);
+    expect(debug.report.status).toBe(401);
+  });
+
+  it('never prints a token or any part of one', () => {
+    for (const token of Object.values(debug.report.tokens)) {
+      for (const part of token.split('.')) {
+        for (let at = 0; at + 12 <= part.length; at += 6) expect(debug.stderr).not.toContain(part.slice(at, at + 12));
+      }
+    }
+  });
+
+  it('prints nothing without NODE_DEBUG, or with another section', async () => {
+    expect((await run(undefined)).stderr).toBe('');
+    expect((await run('http')).stderr).not.toContain('EXPRESS-VERIFIED-USER');
+  }, 30_000);
+});

@@ -1,0 +1,105 @@
+import { createSecretKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { SignatureCheck } from '../../lib/verify/signature';
+import { ecKeys, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
+
+const secret = createSecretKey(Buffer.from(SECRET));
+const rsa = rsaKeys();
+const ec = ecKeys();
+// An RSA-PSS key restricted to SHA-256 (its parameters are part of the key); @types/node types saltLength as a string.
+const pss256 = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha256', mgf1HashAlgorithm: 'sha256' });
+
+const cases: [alg: 'HS256' | 'RS256' | 'PS256' | 'ES256', signing: KeyObject | string, verifying: KeyObject][] = [
+  ['HS256', SECRET, secret],
+  ['RS256', rsa.privateKey, rsa.publicKey],
+  ['PS256', rsa.privateKey, rsa.publicKey],
+  ['ES256', ec.privateKey, ec.publicKey],
+];
+
+function flipLastSignatureChar(token: string): string {
+  return `${token.slice(0, -2)}${token.at(-2) === 'A' ? 'B' : 'A'}${token.at(-1)}`;
+}
+
+function refuses(check: SignatureCheck, token: string, alg: string, key: KeyObject): boolean {
+  try {
+    return !check(token, token.lastIndexOf('.'), alg, key);
+  } catch {
+    return true;
+  }
+}
+
+/** Calls of jwt.verify made by the fallback build (jsonwebtoken's own step unreachable). */
+let jwtVerifyCalls = 0;
+
+/** Both ways the check can be built: jsonwebtoken's own signature step (jwa), and jwt.verify when that is unreachable. */
+const builds: [name: string, load: () => typeof import('../../lib/verify/signature'), jwtVerifyUsed: boolean][] = [
+  ['jsonwebtoken\'s own signature step', () => jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature'), false],
+  ['the jwt.verify fallback', () => {
+    let loaded: typeof import('../../lib/verify/signature') | undefined;
+    jest.isolateModules(() => {
+      jest.doMock('node:module', () => ({
+        createRequire: () => {
+          throw new Error('no jws here');
+        },
+      }));
+      jest.doMock('jsonwebtoken', () => {
+        const actual = jest.requireActual<typeof import('jsonwebtoken')>('jsonwebtoken');
+        const verify = (...args: Parameters<typeof actual.verify>) => {
+          jwtVerifyCalls++;
+          return actual.verify(...args);
+        };
+        return { __esModule: true, default: { ...actual, verify } };
+      });
+      loaded = jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature');
+    });
+    jest.dontMock('node:module');
+    jest.dontMock('jsonwebtoken');
+    return loaded!;
+  }, true],
+];
+
+describe.each(builds)('createSignatureCheck (%s)', (_name, load, jwtVerifyUsed) => {
+  const check = load().createSignatureCheck();
+
+  it(jwtVerifyUsed ? 'goes through jwt.verify' : 'does not re-decode through jwt.verify', () => {
+    const before = jwtVerifyCalls;
+    const token = sign(shapeB());
+    check(token, token.lastIndexOf('.'), 'HS256', secret);
+    expect(jwtVerifyCalls - before).toBe(jwtVerifyUsed ? 1 : 0);
+  });
+
+  it.each(cases)('accepts a good %s signature', (alg, signing, verifying) => {
+    const token = sign(shapeB(), signing, alg);
+    expect(check(token, token.lastIndexOf('.'), alg, verifying)).toBe(true);
+  });
+
+  it.each(cases)('refuses a %s token with one signature character changed', (alg, signing, verifying) => {
+    expect(refuses(check, flipLastSignatureChar(sign(shapeB(), signing, alg)), alg, verifying)).toBe(true);
+  });
+
+  it.each(cases)('refuses a %s token with a changed payload', (alg, signing, verifying) => {
+    const [header, , signature] = sign(shapeB(), signing, alg).split('.');
+    const other = sign(shapeB(undefined, { scopes: ['admin'] }), signing, alg).split('.')[1];
+    expect(refuses(check, `${header}.${other}.${signature}`, alg, verifying)).toBe(true);
+  });
+
+  it('refuses a signature from another key of the same kind', () => {
+    expect(refuses(check, sign(shapeB(), rsaKeys().privateKey, 'RS256'), 'RS256', rsa.publicKey)).toBe(true);
+    expect(refuses(check, sign(shapeB(), ecKeys().privateKey, 'ES256'), 'ES256', ec.publicKey)).toBe(true);
+  });
+
+  it('refuses an EC key of another curve, and an RSA-PSS key whose hash does not match alg', () => {
+    const p384 = ecKeys('secp384r1');
+    expect(refuses(check, sign(shapeB(), p384.privateKey, 'ES384'), 'ES256', p384.publicKey)).toBe(true);
+    const token = sign(shapeB(), pss256.privateKey, 'PS256');
+    expect(check(token, token.lastIndexOf('.'), 'PS256', pss256.publicKey)).toBe(true);
+    expect(refuses(check, sign(shapeB(), pss256.privateKey, 'PS256'), 'PS512', pss256.publicKey)).toBe(true);
+  });
+});
+
+describe('createSignatureCheck, whatever the header says', () => {
+  it('never accepts alg "none", even with an empty signature', () => {
+    const check = jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature').createSignatureCheck();
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.`;
+    expect(refuses(check, unsigned, 'none', secret)).toBe(true);
+  });
+});

@@ -1,0 +1,22 @@
+// Value guards for JSON read from tokens and remote answers, and the sync-or-async value the hot path passes
+// around. The bottom of the house: imports nothing.
+
+/** A value now, or later. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** True for a promise (or any thenable): the answer comes later. */
+export function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === 'function';
+}
+
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An array whose every item is a string (an empty array is one). */
+export function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
+}

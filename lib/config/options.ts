@@ -1,0 +1,109 @@
+// The options of createTokenAuth as users write them (TokenAuthOptions) and as the pipeline reads them once
+// resolved (ResolvedOptions). Types only; config/resolve.ts validates and fills in defaults.
+import type { Request } from 'express';
+import type { Duration } from '../base/duration';
+import type { TokenAuthError } from '../base/errors';
+import type { ClaimPolicy, ClaimsMode, ClaimsValidator, JwtClaims } from '../token/claim-modes';
+import type { VerifiedClaims } from '../token/claims';
+import type { RegisteredClaimRules } from '../token/registered';
+import type { ScopeClaimOption } from '../token/scope-claim';
+import type { Algorithm } from '../keys/algorithms';
+import type { KeyOption, KeySourceConfig } from '../keys/options';
+import type { SharedVerdictStore } from '../verify/shared-verdicts';
+import type { RevocationStore } from '../verify/revocation';
+import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
+
+export type { KeyOption, JwksKeyOption, UpstreamKeyOption } from '../keys/options';
+
+/** Result cache bounds and lifetimes (see docs/caching.md). */
+export interface CacheOptions {
+  /** Most entries (default 10 000). */
+  max?: number;
+  /** Most bytes, counted from token and claims sizes (default 16 MiB). */
+  maxBytes?: number;
+  /** Longest life of a verified entry; never past the token's `exp` (default 10 min). */
+  ttl?: Duration;
+  /** Life of a remembered token fault (default 5 s). */
+  errorTtl?: Duration;
+  /** Upstream mode: share the upstream's verdicts across a fleet (`createRedisStore`; docs/fleet.md). */
+  shared?: SharedVerdictStore;
+}
+
+/** Options of `createTokenAuth`; validated once, when it is called. */
+export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
+  /** Key source: `{ secret }`, `{ publicKey }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
+  key?: KeyOption;
+  /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
+  issuer?: string | string[] | false;
+  /** Authorization server(s) to discover keys and issuer from (OpenID Connect Discovery, RFC 8414); replaces `key` and `issuer`. */
+  issuerBaseURL?: string | string[];
+  /** Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required. */
+  audience: string | string[] | false;
+  /** Accepted `alg` values; default inferred from the key. `none` is never accepted. */
+  algorithms?: Algorithm[];
+  /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068. */
+  claims?: ClaimsMode;
+  /** Accepted header `typ` value(s), case-insensitive, `application/` optional; a token without `typ` is then refused. */
+  typ?: string | string[];
+  /** Where granted scopes are read (default `scopes` in `'strict'`, else `['scope', 'scp', 'scopes']`). */
+  scopeClaim?: ScopeClaimOption;
+  /** Claims that must be present (not undefined or null). */
+  requiredClaims?: string[];
+  /** The app's rule on verified claims; `false` or a throw → 401. Cached with the token: depend on the token only. */
+  validateClaims?: ClaimsValidator<C>;
+  /** Leeway for `exp`, `nbf`, `iat` (default 5 s). */
+  clockTolerance?: Duration;
+  /** Reject tokens whose `iat` is older than this (`token_expired`). */
+  maxTokenAge?: Duration;
+  /** Reject tokens whose `exp - iat` exceeds this. */
+  maxLifetime?: Duration;
+  /** Longest token accepted, checked before any decoding (default 16 384 characters). */
+  maxTokenLength?: number;
+  /** Current time in seconds (default: the system clock). */
+  clock?: () => number;
+  /** Result cache, or `false` to turn it off. */
+  cache?: CacheOptions | false;
+  /** Asked on every request after the cache; `true` rejects the token. `req` is undefined for `verify()`. */
+  isRevoked?: (claims: C, req: Request | undefined) => boolean | Promise<boolean>;
+  /** Read the token from elsewhere than the Authorization header; return undefined when there is none. */
+  getToken?: (req: Request) => string | null | undefined | Promise<string | null | undefined>;
+  /** `'respond'` (default): answer errors directly. `'next'`: pass a TokenAuthError to `next(err)`. */
+  errors?: 'respond' | 'next';
+  /** Realm of the `WWW-Authenticate` challenge (default `'api'`). */
+  realm?: string;
+  /** Sees every failure, for logging. Never receives the token. */
+  onError?: (err: TokenAuthError, req: Request | undefined) => void;
+  /** Allow `http:` key or upstream URLs outside loopback (default false). */
+  allowInsecureHttp?: boolean;
+  /** Accept DPoP-bound tokens with their proofs (RFC 9449). */
+  dpop?: DpopOptions;
+  /** Where the client certificate of mTLS-bound tokens comes from (RFC 8705). */
+  mtls?: MtlsOptions;
+  /** A revocation list shared by a fleet (`createRedisStore`; docs/fleet.md), checked before `isRevoked`. */
+  revocation?: RevocationStore;
+}
+
+/** The result cache's bounds and lifetimes, durations in seconds. */
+export interface ResolvedCache {
+  max: number;
+  maxBytes: number;
+  ttl: number;
+  errorTtl: number;
+}
+
+/** Options after validation, with defaults applied and durations in seconds. */
+export interface ResolvedOptions extends KeySourceConfig {
+  rules: RegisteredClaimRules;
+  claims: ClaimPolicy;
+  maxTokenLength: number;
+  cache: ResolvedCache | false;
+  isRevoked: ((claims: VerifiedClaims, req: Request | undefined) => boolean | Promise<boolean>) | undefined;
+  getToken: TokenAuthOptions['getToken'];
+  errors: 'respond' | 'next';
+  realm: string;
+  onError: TokenAuthOptions['onError'];
+  dpop: ResolvedDpop | undefined;
+  mtls: ResolvedMtls;
+  revocation: RevocationStore | undefined;
+  sharedVerdicts: SharedVerdictStore | undefined;
+}

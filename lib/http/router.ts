@@ -1,0 +1,133 @@
+// The verify endpoint (GET/POST …/auth/@users/verify) answering Shape B (claims) or Shape A (profile).
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Authenticator } from './authenticate';
+import { isPreflight } from '../extract/bearer';
+import type { JwtClaims } from '../token/claim-modes';
+import type { VerifiedClaims } from '../token/claims';
+import { TokenAuthError } from '../base/errors';
+import { isProfileResult, toProfile, type ProfileResult } from '../token/profile';
+import { failRequest } from './respond';
+import { addRequiredScopes, NO_SCOPES, parseScopeRequirement, type ScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
+import { optionError } from '../base/option-error';
+
+/** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
+export type VerifyView = 'claims' | 'profile';
+
+/** Builds Shape A for a verified token; `undefined` or `null` means "no profile" (404). `C`: the mode's claims. */
+export type ProfileResolver<C extends JwtClaims = JwtClaims> = (
+  claims: C,
+  req: Request,
+) => ProfileResult | null | undefined | Promise<ProfileResult | null | undefined>;
+
+/** Options of `verifyRouter`. */
+export interface VerifyRouterOptions<C extends JwtClaims = JwtClaims> {
+  /** The view when the request names none (default `'claims'`, Shape B). */
+  defaultView?: VerifyView;
+  /** Scopes every answer needs (default `['identify']`); the profile view also needs `profile` and `email`. */
+  requiredScopes?: ScopeRequirementInput;
+  /** Builds Shape A (sync or async; default `toProfile`, the linked google account). */
+  resolveProfile?: ProfileResolver<C>;
+}
+
+// Express's default routing is case-insensitive and tolerates a trailing slash; a percent-encoded `@` is the
+// same path to any client that encodes it.
+const VERIFY_PATH = /^\/auth\/(?:@|%40)users\/verify\/?$/i;
+const ALLOWED_METHODS = new Set(['GET', 'HEAD', 'POST']);
+const ALLOW = 'GET, HEAD, POST';
+const PROFILE_SCOPES = ['profile', 'email'];
+const KNOWN_OPTIONS = new Set(['defaultView', 'requiredScopes', 'resolveProfile']);
+const INVALID_VIEW = 'Invalid view: use view=claims or view=profile';
+const NO_PROFILE = 'No profile is linked to this token';
+
+function fail(message: string): never {
+  return optionError(`verifyRouter ${message}`);
+}
+
+interface RouterConfig {
+  defaultView: VerifyView;
+  claimsScopes: ScopeRequirement;
+  profileScopes: ScopeRequirement;
+  resolveProfile: ProfileResolver;
+}
+
+function resolveRouterOptions(input: unknown): RouterConfig {
+  if (input === undefined) input = {};
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('expects an options object');
+  for (const name of Object.keys(input)) if (!KNOWN_OPTIONS.has(name)) fail(`has no option "${name}"`);
+  const opts = input as Record<string, unknown>;
+  const defaultView = opts.defaultView ?? 'claims';
+  if (defaultView !== 'claims' && defaultView !== 'profile') fail('option "defaultView" must be "claims" or "profile"');
+  const resolveProfile = opts.resolveProfile ?? toProfile;
+  if (typeof resolveProfile !== 'function') fail('option "resolveProfile" must be a function (claims, req) => profile');
+  const claimsScopes = parseScopeRequirement(opts.requiredScopes ?? ['identify'], 'verifyRouter option "requiredScopes"');
+  return {
+    defaultView,
+    claimsScopes,
+    profileScopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES),
+    resolveProfile: resolveProfile as ProfileResolver,
+  };
+}
+
+/**
+ * The requested view, read from the raw query string so that Express 4's and 5's query parsers (and an app's
+ * own `query parser` setting) cannot change the answer: exactly one `view` parameter, or none. Undefined means
+ * the request named something else, which is a 400 once the token has been checked.
+ */
+function requestedView(url: string, fallback: VerifyView): VerifyView | undefined {
+  const at = url.indexOf('?');
+  if (at === -1) return fallback;
+  const views = new URLSearchParams(url.slice(at + 1)).getAll('view');
+  if (views.length === 0) return fallback;
+  if (views.length === 1 && (views[0] === 'claims' || views[0] === 'profile')) return views[0];
+  return undefined;
+}
+
+/**
+ * The verify endpoint as one Express handler: `GET`/`POST {mount}/auth/@users/verify` (HEAD as GET), answering
+ * Shape B or Shape A with the service's errors. It matches its own path instead of using `express.Router`, so
+ * the same handler works in Express 4 and 5 apps whichever `express` this package resolves.
+ */
+export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOptions<never>): RequestHandler {
+  const config = resolveRouterOptions(options);
+
+  const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
+
+  async function answer(req: Request): Promise<VerifiedClaims | ProfileResult> {
+    const view = requestedView(req.url, config.defaultView);
+    // Check order is token (401), view (400), scopes (403), profile (404): an unknown view is judged only after
+    // the token, and scopes are asked only for a view that exists.
+    const requirement = view === 'profile' ? config.profileScopes : view === 'claims' ? config.claimsScopes : NO_SCOPES;
+    const claims = await auth.authenticate(req, requirement, false);
+    if (claims === undefined) throw new TokenAuthError('missing_token');
+    if (view === undefined) throw new TokenAuthError('invalid_request', { message: INVALID_VIEW, reason: 'view' });
+    if (view === 'claims') return claims;
+
+    let profile: unknown;
+    try {
+      profile = await config.resolveProfile(claims, req);
+    } catch (err) {
+      throw new TokenAuthError('internal', { reason: 'resolveProfile-threw', cause: err });
+    }
+    if (profile === undefined || profile === null) throw new TokenAuthError('not_found', { message: NO_PROFILE, reason: 'profile' });
+    if (!isProfileResult(profile)) throw new TokenAuthError('internal', { reason: 'resolveProfile-shape' });
+    return profile;
+  }
+
+  return function verifyEndpoint(req, res, next) {
+    if (!VERIFY_PATH.test(req.path) || isPreflight(req.method, req.headers)) {
+      next();
+      return;
+    }
+    // Set first, so that errors forwarded with `errors: 'next'` keep it whatever renders them.
+    res.setHeader('Cache-Control', 'no-store');
+    if (!ALLOWED_METHODS.has(req.method)) {
+      failWith(new TokenAuthError('method_not_allowed', { headers: { Allow: ALLOW }, reason: 'method' }), req, res, next);
+      return;
+    }
+    answer(req)
+      .then((body) => {
+        if (!res.headersSent) res.status(200).json(body);
+      })
+      .catch((err: unknown) => failWith(err, req, res, next));
+  };
+}

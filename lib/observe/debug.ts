@@ -1,0 +1,27 @@
+// NODE_DEBUG=express-verified-user: one line per refusal (code, reason, iss, kid, alg), never the token.
+import { debuglog } from 'node:util';
+import { modeHint, type ClaimsMode } from '../token/claim-modes';
+import type { TokenAuthError } from '../base/errors';
+
+// Node's own switch: NODE_DEBUG=express-verified-user turns the lines on; off, a refusal costs one property read.
+const log = debuglog('express-verified-user');
+
+/** A value from a token, quoted so that a hostile `iss` or `kid` cannot forge a second log line. */
+function quoted(value: string | undefined): string {
+  return value === undefined ? '-' : JSON.stringify(value);
+}
+
+/**
+ * One line per refusal when `NODE_DEBUG=express-verified-user` is set: code, reason, and the token's `iss`, `kid`,
+ * `alg` (from `err.facts`), with the mode's hint when the mode caused it. Never the token or its signature.
+ */
+export function debugRefusal(err: TokenAuthError, mode: ClaimsMode): void {
+  if (!log.enabled) return;
+  const facts = err.facts ?? {};
+  const hint = modeHint(mode, err.reason);
+  log(
+    'refused %d %s reason=%s iss=%s kid=%s alg=%s%s',
+    err.status, err.code, err.reason ?? '-', quoted(facts.iss), quoted(facts.kid), quoted(facts.alg),
+    hint === undefined ? '' : ` (${hint})`,
+  );
+}

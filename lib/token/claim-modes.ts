@@ -1,0 +1,249 @@
+// Claims modes as data ('strict', 'jwt', 'at+jwt'): which claims each requires, its `typ` rule, required claims
+// and the app's validateClaims, behind one ClaimPolicy the verifier calls.
+import { shapeBViolation, type VerifiedClaims } from './claims';
+import { TokenAuthError } from '../base/errors';
+import type { JwsHeader } from './jws';
+import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
+import { isStringArray, isThenable } from '../base/values';
+import { optionError } from '../base/option-error';
+
+/** How much of the payload is checked beyond signature, time, issuer and audience (docs/any-issuer.md). */
+export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
+
+/**
+ * What `claims: 'jwt'` guarantees: the registered claims that were checked. `exp` is always an integer, `iat` and
+ * `nbf` numbers when present; every other claim is `unknown` until the app narrows it.
+ */
+export interface JwtClaims {
+  exp: number;
+  iat?: number;
+  nbf?: number;
+  [claim: string]: unknown;
+}
+
+/** What `claims: 'at+jwt'` guarantees: the claims RFC 9068 §2.2 requires of a JWT access token. */
+export interface AccessTokenClaims extends JwtClaims {
+  iss: string;
+  aud: string | string[];
+  sub: string;
+  client_id: string;
+  iat: number;
+  jti: string;
+}
+
+/** The claims each mode guarantees. */
+export interface ModeClaims {
+  strict: VerifiedClaims;
+  jwt: JwtClaims;
+  'at+jwt': AccessTokenClaims;
+}
+
+/**
+ * The claims guaranteed by a `claims` option `M`; with `claims` left out, `'strict'` (Shape B) unless
+ * `issuerBaseURL` (`D`) is given, which makes `'jwt'` the default. A union of modes gives the union of claims.
+ */
+export type ClaimsOf<M, D = undefined> = M extends ClaimsMode ? ModeClaims[M] : [D] extends [undefined] ? VerifiedClaims : JwtClaims;
+
+/** `validateClaims`: the app's own rule on verified claims; `false` or a throw refuses the token. */
+export type ClaimsValidator<C = JwtClaims> = (claims: C, header: JwsHeader | undefined) => boolean | Promise<boolean>;
+
+/** The claim options this room resolves. */
+export interface ClaimOptionsInput {
+  claims?: unknown;
+  typ?: unknown;
+  scopeClaim?: unknown;
+  requiredClaims?: unknown;
+  validateClaims?: unknown;
+}
+
+/** One mode as data: what it requires of the payload and the header, and where it reads scopes by default. */
+interface ModeRule {
+  /** The first reason the payload fails the mode (`shape:<path>`, `at+jwt:<claim>`), or undefined. */
+  violation: (payload: Record<string, unknown>) => string | undefined;
+  /** Accepted `typ` values, normalised; undefined: any, or none, short of another kind of JWT. */
+  typ: ReadonlySet<string> | undefined;
+  scopeClaims: readonly string[];
+  /** An integer `iat` is required (read with the other times, RFC 7519 §4.1.6). */
+  requireIat: boolean;
+  /** Said in a debug line when a refusal comes from this mode, so a misconfigured mode is found from the log. */
+  hint: string;
+}
+
+const isString = (v: unknown) => typeof v === 'string' && v !== '';
+const isInteger = (v: unknown) => Number.isInteger(v);
+const isAudience = (v: unknown) => isString(v) || (isStringArray(v) && v.length > 0);
+
+/** RFC 9068 §2.2: required claims of a JWT access token, each with the type it must have. */
+const AT_JWT_REQUIRED: ReadonlyArray<readonly [string, (v: unknown) => boolean]> = [
+  ['iss', isString], ['exp', isInteger], ['aud', isAudience], ['sub', isString],
+  ['client_id', isString], ['iat', isInteger], ['jti', isString],
+];
+
+const JWT_SCOPE_CLAIMS = ['scope', 'scp', 'scopes'] as const;
+
+const MODES: Readonly<Record<ClaimsMode, ModeRule>> = {
+  strict: {
+    violation: (payload) => {
+      const path = shapeBViolation(payload);
+      return path === undefined ? undefined : `shape:${path}`;
+    },
+    typ: undefined,
+    scopeClaims: ['scopes'],
+    requireIat: true,
+    hint: "claims: 'strict' accepts only the identity service's Shape B; tokens of other authorization servers need claims: 'jwt' or 'at+jwt'",
+  },
+  jwt: {
+    violation: () => undefined,
+    typ: undefined,
+    scopeClaims: JWT_SCOPE_CLAIMS,
+    requireIat: false,
+    hint: "claims: 'jwt' checks registered claims only",
+  },
+  'at+jwt': {
+    violation: (payload) => {
+      for (const [claim, valid] of AT_JWT_REQUIRED) if (!valid(payload[claim])) return `at+jwt:${claim}`;
+      return undefined;
+    },
+    typ: new Set(['at+jwt']),
+    scopeClaims: JWT_SCOPE_CLAIMS,
+    requireIat: true,
+    hint: "claims: 'at+jwt' requires typ at+jwt and iss, exp, aud, sub, client_id, iat, jti (RFC 9068); use claims: 'jwt' for other access tokens",
+  },
+};
+
+/** The claim rules of one TokenAuth, resolved once; the verifier and the scope check each call one member. */
+export interface ClaimPolicy {
+  readonly mode: ClaimsMode;
+  readonly requireIat: boolean;
+  /**
+   * The mode's claims, the `typ` rule, `requiredClaims` and `validateClaims`, on a payload whose signature, times,
+   * issuer and audience passed. Throws (or rejects, only when `validateClaims` answers with a promise) an
+   * `invalid_token` TokenAuthError. `header` is undefined in upstream mode.
+   */
+  check(payload: Record<string, unknown>, header: JwsHeader | undefined): void | Promise<void>;
+  /** Granted scopes of verified claims (`scopeClaim`); throws `internal` when a scopeClaim function throws. */
+  scopesOf: ScopeReader;
+  /** Whether these claims passed `check` here: what lets `auth.claims(req)` type them by this mode, soundly. */
+  passed(claims: object): boolean;
+}
+
+/** `typ` compared as RFC 7515 §4.1.9 suggests: case-insensitively, `application/` optional. */
+export function normalizeTyp(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
+}
+
+/** A `typ` naming another kind of JWT (RFC 8725 §3.11): an ID token, DPoP proof, logout or event token. */
+function namesAnotherJwt(normalized: string): boolean {
+  return normalized.endsWith('+jwt') && normalized !== 'at+jwt';
+}
+
+/** Whether a header's `typ` is refused: another kind of JWT always; outside `accepted` when there is a list. */
+export function typRefused(typ: unknown, accepted: ReadonlySet<string> | undefined): boolean {
+  if (typ === undefined) return accepted !== undefined;
+  if (typeof typ !== 'string') return true;
+  const normalized = normalizeTyp(typ);
+  if (namesAnotherJwt(normalized)) return true;
+  return accepted !== undefined && !accepted.has(normalized);
+}
+
+function resolveTyp(value: unknown, rule: ModeRule, mode: ClaimsMode): ReadonlySet<string> | undefined {
+  if (value === undefined) return rule.typ;
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0 || list.some((t) => typeof t !== 'string' || t.trim() === '')) {
+    optionError('option "typ" must be a non-empty string or a non-empty array of them');
+  }
+  const accepted = new Set((list as string[]).map(normalizeTyp));
+  for (const typ of accepted) {
+    if (namesAnotherJwt(typ)) optionError(`option "typ" may not accept "${typ}": it names another kind of JWT than an access token`);
+    if (rule.typ !== undefined && !rule.typ.has(typ)) optionError(`option "typ" may not accept "${typ}" with claims: '${mode}'`);
+  }
+  return accepted;
+}
+
+function resolveRequired(value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((c) => typeof c !== 'string' || c === '')) {
+    optionError('option "requiredClaims" must be an array of claim names');
+  }
+  return [...new Set(value as string[])];
+}
+
+function invalid(reason: string, cause?: unknown): TokenAuthError {
+  return new TokenAuthError('invalid_token', { reason, cause });
+}
+
+/** The mode a TokenAuth uses: the option, or the default (`'jwt'` with discovery, `'strict'` with a key). */
+export function resolveClaimsMode(value: unknown, discovery: boolean): ClaimsMode {
+  if (value === undefined) return discovery ? 'jwt' : 'strict';
+  if (typeof value !== 'string' || !Object.prototype.hasOwnProperty.call(MODES, value)) {
+    optionError(`option "claims" must be 'strict', 'jwt' or 'at+jwt'`);
+  }
+  return value as ClaimsMode;
+}
+
+/**
+ * Resolve `claims`, `typ`, `scopeClaim`, `requiredClaims` and `validateClaims` into one policy. `discovery`: an
+ * `issuerBaseURL` was given (the default mode is then `'jwt'`); `upstream`: claims come from another service with
+ * no JOSE header, so header rules (`typ`, `'at+jwt'`) cannot be kept and are refused here.
+ */
+export function resolveClaimPolicy(input: ClaimOptionsInput, context: { discovery: boolean; upstream: boolean }): ClaimPolicy {
+  const mode = resolveClaimsMode(input.claims, context.discovery);
+  const rule = MODES[mode];
+  if (context.upstream && (mode === 'at+jwt' || input.typ !== undefined)) {
+    optionError(`options "typ" and claims: 'at+jwt' need the token's header, which upstream mode ({ upstream }) does not see`);
+  }
+  const typ = resolveTyp(input.typ, rule, mode);
+  const required = resolveRequired(input.requiredClaims);
+  const validate = input.validateClaims;
+  if (validate !== undefined && typeof validate !== 'function') optionError('option "validateClaims" must be a function (claims, header) => boolean');
+  const validator = validate as ClaimsValidator<Record<string, unknown>> | undefined;
+  // Payloads that passed, held weakly: added once per verdict (a cache miss), never per request.
+  const passed = new WeakSet<object>();
+  const verdictOf = (payload: Record<string, unknown>) => (answer: boolean): void => {
+    if (answer !== true) throw invalid('validate');
+    passed.add(payload);
+  };
+  const refused = (err: unknown): never => {
+    throw invalid('validate', err);
+  };
+
+  return {
+    mode,
+    requireIat: rule.requireIat,
+    scopesOf: resolveScopeClaim(input.scopeClaim as ScopeClaimOption | undefined, rule.scopeClaims),
+    passed: (claims) => passed.has(claims),
+    check(payload, header) {
+      if (header !== undefined && typRefused(header.typ, typ)) throw invalid('typ');
+      const wrong = rule.violation(payload);
+      if (wrong !== undefined) throw invalid(wrong);
+      for (const claim of required) {
+        if (payload[claim] === undefined || payload[claim] === null) throw invalid(`required:${claim}`);
+      }
+      if (validator === undefined) {
+        passed.add(payload);
+        return;
+      }
+      let answer: boolean | Promise<boolean>;
+      try {
+        answer = validator(payload, header);
+      } catch (err) {
+        return refused(err);
+      }
+      if (!isThenable(answer)) return verdictOf(payload)(answer);
+      return answer.then(verdictOf(payload), refused);
+    },
+  };
+}
+
+/**
+ * For a debug line: why a refusal came from the mode, or undefined when it did not. `shape:*` under `'strict'`,
+ * `at+jwt:*` and a missing `typ` under `'at+jwt'`, and `iat` where the mode requires it.
+ */
+export function modeHint(mode: ClaimsMode, reason: string | undefined): string | undefined {
+  if (reason === undefined) return undefined;
+  const fromMode =
+    (mode === 'strict' && (reason.startsWith('shape:') || reason === 'iat')) ||
+    (mode === 'at+jwt' && (reason.startsWith('at+jwt:') || reason === 'typ' || reason === 'iat'));
+  return fromMode ? MODES[mode].hint : undefined;
+}

@@ -1,0 +1,76 @@
+// The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience.
+import { TokenAuthError } from '../base/errors';
+
+/** The RFC 7519 registered-claim rules of one TokenAuth, resolved from its options. */
+export interface RegisteredClaimRules {
+  /** Accepted issuers, or false when the issuer is explicitly unchecked. */
+  issuer: ReadonlySet<string> | false;
+  /** Accepted audiences, or false when the audience is explicitly unchecked. */
+  audience: ReadonlySet<string> | false;
+  clockTolerance: number;
+  maxTokenAge: number | undefined;
+  maxLifetime: number | undefined;
+  /** Strict mode requires an integer `iat`; `'jwt'` mode checks it only when present. */
+  requireIat: boolean;
+}
+
+/** The time facts of a token that decide, at any later moment, whether it still holds. */
+export interface TokenTimes {
+  exp: number;
+  nbf: number | undefined;
+  iat: number | undefined;
+}
+
+function invalid(reason: string): TokenAuthError {
+  return new TokenAuthError('invalid_token', { reason });
+}
+
+function optionalNumber(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(name);
+  return value;
+}
+
+/** Read and type-check `exp`, `nbf`, `iat`, and the lifetime cap that does not depend on the clock. */
+export function readTimes(payload: Record<string, unknown>, rules: RegisteredClaimRules): TokenTimes {
+  const exp = payload.exp;
+  if (typeof exp !== 'number' || !Number.isInteger(exp)) throw invalid('exp');
+  const nbf = optionalNumber(payload.nbf, 'nbf');
+  const iat = optionalNumber(payload.iat, 'iat');
+  if (iat === undefined && (rules.requireIat || rules.maxTokenAge !== undefined || rules.maxLifetime !== undefined)) {
+    throw invalid('iat');
+  }
+  if (rules.maxLifetime !== undefined && iat !== undefined && exp - iat > rules.maxLifetime) throw invalid('lifetime');
+  return { exp, nbf, iat };
+}
+
+/**
+ * Whether a token's times hold at `now` (seconds). Expired or too old → `token_expired`; not yet valid, or
+ * issued in the future → `invalid_token`. Called on every use, cached or not.
+ */
+export function checkTimes(times: TokenTimes, now: number, rules: RegisteredClaimRules): void {
+  const tolerance = rules.clockTolerance;
+  if (times.exp <= now - tolerance) throw new TokenAuthError('token_expired', { reason: 'exp' });
+  if (times.nbf !== undefined && times.nbf > now + tolerance) throw invalid('nbf');
+  if (times.iat !== undefined) {
+    if (times.iat > now + tolerance) throw invalid('iat-future');
+    if (rules.maxTokenAge !== undefined && now - times.iat > rules.maxTokenAge + tolerance) {
+      throw new TokenAuthError('token_expired', { reason: 'max-age' });
+    }
+  }
+}
+
+/** `iss` and `aud` against the options; an array `aud` matches when any element does. */
+export function checkIssuerAudience(payload: Record<string, unknown>, rules: RegisteredClaimRules): void {
+  if (rules.issuer !== false && (typeof payload.iss !== 'string' || !rules.issuer.has(payload.iss))) throw invalid('iss');
+  if (rules.audience !== false) {
+    const aud = payload.aud;
+    if (typeof aud === 'string') {
+      if (!rules.audience.has(aud)) throw invalid('aud');
+    } else if (Array.isArray(aud)) {
+      if (!aud.some((a) => typeof a === 'string' && rules.audience !== false && rules.audience.has(a))) throw invalid('aud');
+    } else {
+      throw invalid('aud');
+    }
+  }
+}

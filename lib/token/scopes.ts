@@ -1,0 +1,62 @@
+// Scope requirements of a route (a list, `{ all }` or `{ any }`) and the check of granted scopes against them.
+import { optionError } from '../base/option-error';
+/** A scope requirement: all of an array, or `{ all, any }` (every `all` scope and at least one `any` scope). */
+export type ScopeRequirementInput = readonly string[] | { all?: readonly string[]; any?: readonly string[] };
+
+/** A requirement parsed once, at set-up. */
+export interface ScopeRequirement {
+  readonly all: readonly string[];
+  readonly any: readonly string[];
+  /** The scopes to name in an `insufficient_scope` challenge, space-separated. */
+  readonly challenge: string;
+}
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/; // RFC 6749 §3.3 scope-token
+
+function scopeList(value: unknown, where: string): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) optionError(`${where} must be an array of scope strings`);
+  for (const scope of value) {
+    if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
+      optionError(`${where} holds an invalid scope (scopes are non-empty strings without spaces, quotes or backslashes)`);
+    }
+  }
+  return Object.freeze([...new Set(value as string[])]);
+}
+
+/** Parse and validate a requirement; a TypeError for anything malformed. */
+export function parseScopeRequirement(input: unknown, where = 'scopes'): ScopeRequirement {
+  let all: readonly string[];
+  let any: readonly string[];
+  if (input === undefined || Array.isArray(input)) {
+    all = scopeList(input, where);
+    any = [];
+  } else if (typeof input === 'object' && input !== null) {
+    const extra = Object.keys(input).filter((k) => k !== 'all' && k !== 'any');
+    if (extra.length > 0) optionError(`${where} accepts only "all" and "any", not "${extra[0]}"`);
+    const spec = input as { all?: unknown; any?: unknown };
+    all = scopeList(spec.all, `${where}.all`);
+    any = scopeList(spec.any, `${where}.any`);
+  } else {
+    optionError(`${where} must be an array of scopes or { all, any }`);
+  }
+  return Object.freeze({ all, any, challenge: [...all, ...any.filter((s) => !all.includes(s))].join(' ') });
+}
+
+/** The requirement that nothing is required (optional routes, `verify()`, a router's unknown view). */
+export const NO_SCOPES: ScopeRequirement = parseScopeRequirement(undefined);
+
+/** Combine requirements: every `all` from both; `any` sets cannot be merged, so at most one may have one. */
+export function addRequiredScopes(req: ScopeRequirement, extra: readonly string[]): ScopeRequirement {
+  return parseScopeRequirement({ all: [...req.all, ...extra], any: req.any });
+}
+
+/** Whether granted scopes meet a requirement. */
+export function checkScopes(requirement: ScopeRequirement, granted: readonly string[] | undefined): boolean {
+  if (requirement.all.length === 0 && requirement.any.length === 0) return true;
+  if (granted === undefined) return false;
+  for (const scope of requirement.all) if (!granted.includes(scope)) return false;
+  if (requirement.any.length === 0) return true;
+  for (const scope of requirement.any) if (granted.includes(scope)) return true;
+  return false;
+}
