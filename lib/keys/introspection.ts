@@ -73,6 +73,8 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
   const breaker = settings.breaker === false ? undefined : new CircuitBreaker(settings.breaker);
   const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
   let issuer: string | undefined;
+  const bare = (value: string) => (value.endsWith('/') ? value.slice(0, -1) : value);
+  const sameBase = (iss: unknown) => typeof iss === 'string' && bare(iss) === bare(settings.server.base);
 
   const ask = async (token: string): Promise<RemoteClaims> => {
     const metadata = await server.metadata();
@@ -123,8 +125,9 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
     kind: 'remote',
     claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
-    // A verdict read back from a fleet store: an object whose `iss`, if any, is this server's.
-    answerFault: (payload) => (payload.iss === undefined || (issuer !== undefined && payload.iss === issuer) ? undefined : 'iss'),
+    // A verdict read back from a fleet store (perhaps before this instance discovered anything): its `iss`, if
+    // any, is this server's: the discovered issuer, or before discovery the configured base, give or take its slash.
+    answerFault: (payload) => (payload.iss === undefined || payload.iss === issuer || (issuer === undefined && sameBase(payload.iss)) ? undefined : 'iss'),
     close() {
       closing.abort();
     },
