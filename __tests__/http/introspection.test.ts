@@ -307,6 +307,35 @@ describe('an authorization server without signed answers or without the endpoint
     await expect(introspecting(plain).verify(await plain.token())).resolves.toMatchObject({ iss: plain.issuer, scope: 'read' });
   });
 
+  it('holds an introspected cnf to its binding: a certificate-bound token without the certificate is refused', async () => {
+    // The provider's answer, given a cnf (RFC 8705 §3.2) on the way, as an AS does for certificate-bound tokens.
+    const binding = await startLoopbackServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        void fetch(`${plain.issuer}/token/introspection`, {
+          method: 'POST',
+          headers: { authorization: String(req.headers.authorization), 'content-type': String(req.headers['content-type']) },
+          body: Buffer.concat(chunks),
+        })
+          .then((answer) => answer.json() as Promise<Record<string, unknown>>)
+          .then((body) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...body, cnf: { 'x5t#S256': 'bm90LXRoaXMtY2xpZW50cy1jZXJ0aWZpY2F0ZQ' } })));
+      });
+    });
+    try {
+      const auth = introspecting(plain, { introspection: { clientId: 'rs-basic', clientSecret: plain.resourceServerSecret, endpoint: `${binding.origin}/token/introspection` } });
+      const app = EXPRESS_VERSIONS[0][1]();
+      app.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
+      const token = await plain.token();
+      await expect(auth.verify(token)).resolves.toMatchObject({ cnf: { 'x5t#S256': expect.any(String) } });
+      const response = await request(app).get('/read').set(bearer(token));
+      expect(response.status).toBe(401);
+      expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
+    } finally {
+      await binding.close();
+    }
+  });
+
   it('answers 503 with reason introspection-endpoint-missing when discovery lists no endpoint and none is given', async () => {
     const refused = await rejection(introspecting(bare).verify(await bare.token()));
     expect(refused.code).toBe('verification_unavailable');
