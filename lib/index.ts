@@ -9,7 +9,7 @@ export { errorHandler } from './http/respond';
 export type {
   VerifiedClaims, Providers, DiscordAccount, GoogleAccount, RobloxAccount, ProviderAccount, TokenMetadata,
 } from './token/claims';
-export type { TokenAuthOptions, KeyOption, CacheOptions, JwksKeyOption, UpstreamKeyOption } from './config/options';
+export type { TokenAuthOptions, KeyOption, CacheOptions, JwksKeyOption, UpstreamKeyOption, IntrospectionOptions, IntrospectMode, ClientAuthMethod } from './config/options';
 export type { Duration } from './base/duration';
 export type { ScopeRequirementInput } from './token/scopes';
 export type { CacheStats } from './verify/cache';

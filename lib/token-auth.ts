@@ -16,6 +16,8 @@ import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './
 import { withSharedVerdicts } from './verify/shared-verdicts';
 import { acceptUncalled } from './http/uncalled';
 import { createVerifier } from './verify/verifier';
+import { introspectionRoute } from './verify/dispatch';
+import { createIntrospectionSource } from './keys/introspection';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -51,10 +53,18 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
 ): TokenAuth<ClaimsOf<M, D>> {
   type C = ClaimsOf<M, D>;
   const resolved = resolveOptions(options);
-  const source = withSharedVerdicts(createKeySource(resolved), resolved);
+  const keys = createKeySource(resolved);
+  // Introspection (SPEC §16) is a second, remote source beside the discovered keys; shared verdicts wrap the remote one.
+  const introspected = createIntrospectionSource(resolved.introspection, keys, {
+    clock: resolved.clock, clockTolerance: resolved.rules.clockTolerance, allowInsecureHttp: resolved.allowInsecureHttp,
+  });
+  const remote = withSharedVerdicts(introspected ?? keys, resolved);
+  // With introspection each token goes its own way (verify/dispatch.ts): the discovered keys, or the remote source.
+  const source = introspected === undefined ? remote : keys;
+  const route = resolved.introspection === undefined ? undefined : introspectionRoute(keys, remote, resolved.introspection);
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
-  const verifier = createVerifier({ source, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
-  const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
+  const verifier = createVerifier({ source, route, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
+  const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
 
   return {
     requireVerifiedUser: acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false)),
@@ -68,9 +78,10 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
       return claims as C;
     },
-    stats: () => fleetStats(verifier.stats(), source, auth.revocation),
+    stats: () => fleetStats(verifier.stats(), remote, auth.revocation),
     close() {
       source.close();
+      if (remote !== source) remote.close();
       cache.clear();
       auth.close();
     },

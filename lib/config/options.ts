@@ -12,8 +12,11 @@ import type { KeyOption, KeySourceConfig } from '../keys/options';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
+import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../keys/introspection-options';
 
 export type { KeyOption, JwksKeyOption, UpstreamKeyOption } from '../keys/options';
+export type { IntrospectionOptions, IntrospectMode } from '../keys/introspection-options';
+export type { ClientAuthMethod } from '../keys/client-auth';
 
 /** Result cache bounds and lifetimes (see docs/caching.md). */
 export interface CacheOptions {
@@ -81,6 +84,10 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
   mtls?: MtlsOptions;
   /** A revocation list shared by a fleet (`createRedisStore`; docs/fleet.md), checked before `isRevoked`. */
   revocation?: RevocationStore;
+  /** RFC 7662 token introspection at the `issuerBaseURL` server, for opaque tokens (docs/introspection.md). */
+  introspection?: IntrospectionOptions;
+  /** With `introspection`: `'opaque'` (default) verifies the issuer's JWTs here and asks about the rest; `'always'` asks about every token. */
+  introspect?: IntrospectMode;
 }
 
 /** The result cache's bounds and lifetimes, durations in seconds. */
@@ -106,4 +113,6 @@ export interface ResolvedOptions extends KeySourceConfig {
   mtls: ResolvedMtls;
   revocation: RevocationStore | undefined;
   sharedVerdicts: SharedVerdictStore | undefined;
+  /** The introspection settings (keys/introspection-options.ts), when `introspection` is given. */
+  introspection: ResolvedIntrospection | undefined;
 }

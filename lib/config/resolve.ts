@@ -8,6 +8,7 @@ import { resolveIssuerBaseURL } from '../keys/discovery';
 import { resolveRevocation } from '../verify/revocation';
 import { resolveSharedVerdicts } from '../verify/shared-verdicts';
 import { resolveDpop, resolveMtls } from '../dpop/options';
+import { resolveIntrospection } from '../keys/introspection-options';
 import type { ResolvedOptions, TokenAuthOptions } from './options';
 
 const KNOWN_OPTIONS = new Set([
@@ -15,7 +16,7 @@ const KNOWN_OPTIONS = new Set([
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
   'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL',
   'dpop', 'mtls',
-  'revocation',
+  'revocation', 'introspection', 'introspect',
 ]);
 const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl', 'shared']);
 
@@ -91,7 +92,10 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   if (issuerBaseURL === undefined && typeof key !== 'function' && (typeof key !== 'object' || key === null)) optionError('option "key" must be an object or a function');
 
   const discovery = issuerBaseURL !== undefined;
-  const claims = resolveClaimPolicy(input, { discovery, upstream: typeof key === 'object' && key !== null && 'upstream' in key });
+  const introspection = resolveIntrospection(input, issuerBaseURL, input.allowInsecureHttp === true);
+  // Claims with no JOSE header to check: upstream mode, and introspection of every token.
+  const headerless = (typeof key === 'object' && key !== null && 'upstream' in key) || introspection?.mode === 'always';
+  const claims = resolveClaimPolicy(input, { discovery, upstream: headerless });
   const realm = input.realm ?? 'api';
   if (typeof realm !== 'string' || !REALM.test(realm)) optionError('option "realm" must be a string without quotes, backslashes or control characters');
   if (input.clock !== undefined) optionalFunction(input.clock, 'clock');
@@ -124,5 +128,6 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     mtls: resolveMtls(input.mtls),
     revocation: resolveRevocation(input.revocation),
     sharedVerdicts: resolveSharedVerdicts(input.cache),
+    introspection,
   };
 }

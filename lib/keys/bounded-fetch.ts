@@ -17,11 +17,11 @@ export class RemoteFetchError extends Error {
   }
 }
 
-/** An HTTP answer: its status and headers, and its body text when the status was 200. */
+/** An HTTP answer: its status and headers, and its body text when the status was 200 (or `readErrorBody`). */
 export interface BoundedAnswer {
   status: number;
   headers: Headers;
-  /** UTF-8 body text of a 200 answer; empty for any other status (never read). */
+  /** UTF-8 body text of a 200 answer; empty for any other status (never read) unless `readErrorBody`. */
   text: string;
   /** Size of the body in bytes. */
   bytes: number;
@@ -38,15 +38,20 @@ export interface BoundedFetchOptions {
   signal: AbortSignal;
   /** What the fetch is for, naming its diagnostics channel (lib/observe/diagnostics.ts); `key` when not given. */
   kind?: FetchKind;
+  /** A form body: the call is then a POST of it (`application/x-www-form-urlencoded`, set by the caller). */
+  body?: string;
+  /** Read the body of any status too, within `maxBytes` (an OAuth error's JSON, RFC 6749 §5.2); default: 200 only. */
+  readErrorBody?: boolean;
 }
 
 // setTimeout fires at once for delays past 2^31-1 ms; a longer timeout than that means "practically none".
 const LONGEST_TIMER = 2 ** 31 - 1;
 
 /**
- * GET a URL with a timeout that covers the body too, no redirects (a redirect could lead a key fetch anywhere),
+ * GET a URL (or POST a form body) with a timeout that covers the body too, no redirects (a redirect could lead a key fetch anywhere),
  * and a body size cap enforced while reading, so a hostile or broken server cannot hold or flood the process.
- * Rejects with RemoteFetchError; only a 200's body is read, other bodies are discarded unread.
+ * Rejects with RemoteFetchError; only a 200's body is read (any status's with `readErrorBody`), others are
+ * discarded unread.
  */
 export async function fetchBounded(url: string, options: BoundedFetchOptions): Promise<BoundedAnswer> {
   const kind = options.kind ?? 'key';
@@ -80,8 +85,9 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
   };
 
   try {
-    const response = await fetch(url, { method: 'GET', headers: options.headers, redirect: 'error', signal: controller.signal });
-    if (response.status !== 200) {
+    const method = options.body === undefined ? 'GET' : 'POST';
+    const response = await fetch(url, { method, headers: options.headers, body: options.body, redirect: 'error', signal: controller.signal });
+    if (response.status !== 200 && options.readErrorBody !== true) {
       await response.body?.cancel().catch(() => undefined);
       return { status: response.status, headers: response.headers, text: '', bytes: 0 };
     }
@@ -91,7 +97,7 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
       throw new RemoteFetchError('too-large');
     }
     const body = await readCapped(response, options.maxBytes, controller);
-    return { status: 200, headers: response.headers, text: body.toString('utf8'), bytes: body.length };
+    return { status: response.status, headers: response.headers, text: body.toString('utf8'), bytes: body.length };
   } catch (err) {
     throw failure(err);
   } finally {

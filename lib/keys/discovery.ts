@@ -7,7 +7,7 @@ import type { Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { jwksKeySource } from './jwks';
 import { checkRemoteUrl } from './remote-url';
-import type { SigningKeySource } from './source';
+import type { KeySource, SigningKeySource } from './source';
 import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
 
@@ -55,10 +55,21 @@ export function resolveIssuerBaseURL(
 }
 
 /** The metadata this package reads from an authorization server. */
-interface Metadata {
+export interface DiscoveredMetadata {
   issuer: string;
   jwksUri: URL;
+  /** RFC 8414 `introspection_endpoint` as published (checked where it is used: keys/introspection.ts). */
+  introspectionEndpoint: unknown;
+  /** RFC 9701 §6 `introspection_signing_alg_values_supported` as published. */
+  introspectionSigningAlgs: unknown;
 }
+
+/** A discovery key source that also answers its (first) server's metadata, fetching it when none is held yet. */
+export interface DiscoverySource extends SigningKeySource {
+  metadata(): Promise<DiscoveredMetadata>;
+}
+
+type Metadata = DiscoveredMetadata;
 
 /** Why discovery failed, as a short reason for logs (`TokenAuthError.reason`), never for clients. */
 class DiscoveryError extends Error {
@@ -95,8 +106,11 @@ function invalidIssuer(): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason: 'iss' });
 }
 
+/** Retry-After (seconds) when metadata asked for outside a key fetch cannot be had. */
+const DISCOVERY_RETRY_AFTER = 5;
+
 /** One authorization server: its metadata, fetched with its key set, and the key set itself. */
-function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKeySource {
+function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): DiscoverySource {
   const closing = new AbortController();
   const urls = metadataUrls(issuer.url);
   let metadata: Metadata | undefined;
@@ -133,7 +147,31 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
     } catch {
       throw new DiscoveryError('discovery-jwks-uri');
     }
-    return { issuer: document.issuer, jwksUri };
+    return {
+      issuer: document.issuer,
+      jwksUri,
+      introspectionEndpoint: document.introspection_endpoint,
+      introspectionSigningAlgs: document.introspection_signing_alg_values_supported,
+    };
+  }
+
+  let discovering: Promise<Metadata> | undefined;
+  /** The metadata held, or one fetch of it shared by concurrent callers; an outage is a 503 (never cached). */
+  function discover(): Promise<Metadata> {
+    if (metadata !== undefined) return Promise.resolve(metadata);
+    discovering ??= fetchMetadata().then(
+      (found) => {
+        metadata ??= found;
+        discovering = undefined;
+        return metadata;
+      },
+      (err: unknown) => {
+        discovering = undefined;
+        const reason = err instanceof DiscoveryError ? err.reason : 'discovery';
+        throw new TokenAuthError('verification_unavailable', { reason, retryAfter: DISCOVERY_RETRY_AFTER, cause: err });
+      },
+    );
+    return discovering;
   }
 
   // The metadata is fetched before each key fetch (first use, unknown kid, periodic refresh), so both share the
@@ -168,6 +206,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
       const key = keys.keyFor(header, payload);
       return key instanceof Promise ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
     },
+    metadata: discover,
     close() {
       closing.abort();
       keys.close();
@@ -181,7 +220,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
  * anything is fetched, and then equal that server's discovered `issuer` exactly. Each server has its own key set,
  * so one server's keys never verify another's tokens, whatever their `kid`s.
  */
-export function discoveryKeySource(config: DiscoveryConfig): SigningKeySource {
+export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
   const sources = config.issuers.map((issuer) => issuerKeySource(issuer, config));
   const routes = new Map<string, SigningKeySource>();
   config.issuers.forEach((issuer, index) => {
@@ -198,8 +237,14 @@ export function discoveryKeySource(config: DiscoveryConfig): SigningKeySource {
       if (source === undefined) throw invalidIssuer();
       return source.keyFor(header, payload);
     },
+    metadata: () => sources[0].metadata(),
     close() {
       for (const source of sources) source.close();
     },
   };
+}
+
+/** Whether a key source is a discovery source (one that can answer its server's metadata). */
+export function isDiscoverySource(source: KeySource): source is DiscoverySource {
+  return source.kind === 'jws' && typeof (source as Partial<DiscoverySource>).metadata === 'function';
 }

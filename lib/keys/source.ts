@@ -53,7 +53,7 @@ export interface RemoteClaims {
 }
 
 /**
- * A remote verifier (upstream mode): the token is opaque here and checked by calling another service. Rejects
+ * A remote verifier (upstream mode, introspection): the token is opaque here and checked by calling another service. Rejects
  * with a TokenAuthError (`invalid_token`, `insufficient_scope`, `verification_unavailable`).
  */
 export interface RemoteClaimsSource {
@@ -62,6 +62,11 @@ export interface RemoteClaimsSource {
   close(): void;
   /** State of the circuit breaker in front of the remote service, when it has one. */
   breakerStats?(): BreakerStats;
+  /**
+   * The source's own rule on an answer's payload (upstream: Shape B; introspection: its issuer), for a payload
+   * that did not come through `claimsFor` (a verdict read back from a fleet store): a short reason when it fails.
+   */
+  answerFault?(payload: Record<string, unknown>): string | undefined;
 }
 
 /** Where verification gets its keys (or, in upstream mode, its answers). */

@@ -38,7 +38,7 @@ function unavailable(reason: string, retryAfter = DEFAULT_RETRY_AFTER, cause?: u
 }
 
 /** The upstream's own Retry-After when it is a sane number of seconds; an HTTP date or nonsense is ignored. */
-function retryAfterOf(answer: BoundedAnswer): number {
+export function retryAfterOf(answer: BoundedAnswer): number {
   const value = answer.headers.get('retry-after');
   if (value === null || !/^\d{1,6}$/.test(value.trim())) return DEFAULT_RETRY_AFTER;
   return Math.min(Math.max(Number(value), 1), LONGEST_RETRY_AFTER);
@@ -105,6 +105,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
     kind: 'remote',
     claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
+    answerFault: shapeBViolation,
     close() {
       closing.abort();
     },

@@ -8,14 +8,17 @@ import { type MaybePromise } from '../base/values';
 export const VERIFY_CHANNEL = 'express-verified-user:verify';
 
 /** What a remote fetch was for; each kind has its own channel, `express-verified-user:fetch:<kind>`. */
-export type FetchKind = 'key' | 'discovery' | 'upstream';
+export type FetchKind = 'key' | 'discovery' | 'upstream' | 'introspection';
 
 /**
  * The context object published on the verify channel. It never holds the token, its signature or its claims:
  * only facts that are safe in a log or a span. `code` and `reason` are set on failure only.
  */
 export interface VerifyTrace {
-  /** How the answer was reached: `local` (signature checked here) or `upstream` (a remote verifier answered). */
+  /**
+   * How the answer was reached: `local` (signature checked here) or `upstream` (a remote verifier answered: upstream
+   * mode or introspection). With introspection a cached answer reports the TokenAuth's first source, `local`.
+   */
   source: 'local' | 'upstream';
   /** True when the answer comes later: `asyncStart` and `asyncEnd` follow `end` (set before `end` is published). */
   async: boolean;
@@ -52,6 +55,7 @@ const fetchChannels: Readonly<Record<FetchKind, diagnostics.Channel>> = {
   key: diagnostics.channel('express-verified-user:fetch:key'),
   discovery: diagnostics.channel('express-verified-user:fetch:discovery'),
   upstream: diagnostics.channel('express-verified-user:fetch:upstream'),
+  introspection: diagnostics.channel('express-verified-user:fetch:introspection'),
 };
 
 /** Node 20's TracingChannel may lack `hasSubscribers`: then any of its five channels decides. */

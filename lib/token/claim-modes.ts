@@ -191,7 +191,7 @@ export function resolveClaimPolicy(input: ClaimOptionsInput, context: { discover
   const mode = resolveClaimsMode(input.claims, context.discovery);
   const rule = MODES[mode];
   if (context.upstream && (mode === 'at+jwt' || input.typ !== undefined)) {
-    optionError(`options "typ" and claims: 'at+jwt' need the token's header, which upstream mode ({ upstream }) does not see`);
+    optionError(`options "typ" and claims: 'at+jwt' need the token's header, which upstream mode ({ upstream }) and introspect: 'always' do not see`);
   }
   const typ = resolveTyp(input.typ, rule, mode);
   const required = resolveRequired(input.requiredClaims);

@@ -1,7 +1,6 @@
 // Shared verdicts for a fleet (`cache.shared`): a remote source's answers stored so a token costs one upstream call
 // per fleet, not per instance.
 import * as crypto from 'node:crypto';
-import { shapeBViolation } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
 import type { KeySource, RemoteClaims, RemoteClaimsSource } from '../keys/source';
 import { isObject } from '../base/values';
@@ -41,8 +40,11 @@ type SharedVerdict = { ok: true; payload: Record<string, unknown> } | { ok: fals
 
 const hexDigest = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
-/** A stored value read back: only a well-formed verdict counts; anything else is a miss. */
-function readVerdict(text: string): SharedVerdict | undefined {
+/**
+ * A stored value read back: only a well-formed verdict counts, whose payload meets the source's own rule on its
+ * answers (`answerFault`); anything else is a miss.
+ */
+function readVerdict(text: string, source: RemoteClaimsSource): SharedVerdict | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -51,7 +53,7 @@ function readVerdict(text: string): SharedVerdict | undefined {
   }
   if (!isObject(value)) return undefined;
   if (value.ok === false && value.code === 'invalid_token') return { ok: false, code: 'invalid_token' };
-  if (value.ok === true && isObject(value.payload) && shapeBViolation(value.payload) === undefined) {
+  if (value.ok === true && isObject(value.payload) && source.answerFault?.(value.payload) === undefined) {
     return { ok: true, payload: value.payload };
   }
   return undefined;
@@ -75,7 +77,7 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
   const store = options.sharedVerdicts;
   if (store === undefined) return source;
   if (source.kind !== 'remote') {
-    optionError('option "cache.shared" applies to key.upstream only (local verification needs no shared verdicts)');
+    optionError('option "cache.shared" applies to key.upstream and introspection only (local verification needs no shared verdicts)');
   }
   const cache = options.cache;
   const ttl = cache === false ? 0 : cache.ttl;
@@ -96,7 +98,7 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
       } catch {
         stored = undefined; // unreachable: fall back to the upstream
       }
-      const known = stored === undefined ? undefined : readVerdict(stored);
+      const known = stored === undefined ? undefined : readVerdict(stored, source);
       if (known?.ok === true) return { payload: known.payload, size: stored!.length };
       if (known?.ok === false) throw new TokenAuthError('invalid_token', { reason: 'upstream-401-shared' });
 
@@ -113,6 +115,7 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
     },
     close: () => source.close(),
     breakerStats: source.breakerStats,
+    answerFault: source.answerFault,
   };
   return shared;
 }

@@ -16,6 +16,8 @@ import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, 
 /** What a verifier needs: where keys come from, the claim rules, the clock and the cache. */
 export interface VerifierConfig {
   source: KeySource;
+  /** A per-token choice of source (introspection: verify/dispatch.ts); default: always `source`. */
+  route?: (token: string) => KeySource;
   rules: RegisteredClaimRules;
   /** The mode's claims, `typ`, `requiredClaims`, `validateClaims` (token/claim-modes.ts). */
   claims: ClaimPolicy;
@@ -47,7 +49,7 @@ function failed(err: unknown, times?: TokenTimes, decoded?: DecodedJws): Verdict
 
 /** Build a verifier. The signature check is resolved once here, not per request. */
 export function createVerifier(config: VerifierConfig): Verifier {
-  const { source, rules, clock, cache } = config;
+  const { source, route, rules, clock, cache } = config;
   const policy = config.claims;
   const signatureIsGood = createSignatureCheck();
 
@@ -142,7 +144,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
       if (fault !== undefined) throw fault;
     }
 
-    const verdict = source.kind === 'jws' ? verifyLocally(source, token, now) : verifyRemotely(source, token);
+    const chosen = route === undefined ? source : route(token);
+    if (trace !== undefined) trace.source = chosen.kind === 'jws' ? 'local' : 'upstream';
+    const verdict = chosen.kind === 'jws' ? verifyLocally(chosen, token, now) : verifyRemotely(chosen, token);
     if (!isThenable(verdict)) {
       noteVerdict(trace, verdict, false);
       remember(key, token, verdict);

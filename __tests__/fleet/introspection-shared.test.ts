@@ -1,0 +1,57 @@
+/**
+ * Introspection goes through the same shared-verdict wrapper as upstream mode (`cache.shared`, SPEC §12 and §16):
+ * two instances on one real Redis, one real oidc-provider; a token costs one introspection call between them.
+ */
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
+import { createRedisStore } from '../../lib/redis';
+import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
+import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { rejection } from '../fixtures/rejection';
+
+let as: AuthorizationServer;
+let redis: RedisServer;
+const cleanups: Array<() => unknown> = [];
+
+beforeAll(async () => {
+  [as, redis] = await Promise.all([startAuthorizationServer({ introspection: {} }), startRedisServer()]);
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all([as?.close(), redis?.close()]);
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** One instance: its own Redis client and store (same prefix as its peers), its own TokenAuth and local cache. */
+function instance(prefix: string): TokenAuth {
+  const client = createClient({ url: redis.url, socket: { connectTimeout: 1000, reconnectStrategy: () => 100 } });
+  client.on('error', () => undefined);
+  client.connect().catch(() => undefined);
+  const store = createRedisStore(client, { prefix, timeout: '500ms' });
+  const auth = createTokenAuth({
+    issuerBaseURL: as.issuer,
+    audience: as.resource,
+    introspection: { clientId: 'rs-basic', clientSecret: as.resourceServerSecret },
+    cache: { shared: store },
+  } as TokenAuthOptions);
+  cleanups.push(() => client.destroy(), () => store.close(), () => auth.close());
+  return auth;
+}
+
+describe('introspection with cache.shared', () => {
+  it('costs one introspection call per token across instances, for good and refused tokens alike', async () => {
+    const prefix = `i${randomUUID().slice(0, 8)}:`;
+    const [one, two] = [instance(prefix), instance(prefix)];
+    const token = await as.token();
+    const before = await as.introspections();
+    await expect(one.verify(token)).resolves.toMatchObject({ scope: 'read' });
+    await expect(two.verify(token)).resolves.toMatchObject({ scope: 'read' });
+    expect((await rejection(one.verify('unknown-opaque-token'))).code).toBe('invalid_token');
+    expect((await rejection(two.verify('unknown-opaque-token'))).code).toBe('invalid_token');
+    expect((await as.introspections()) - before).toBe(2);
+  });
+});

@@ -1,0 +1,67 @@
+// The `introspection` and `introspect` options (SPEC §16): who we are at the authorization server, where its
+// introspection endpoint is, and which tokens are asked about. Checked once, at createTokenAuth.
+import { parseDuration, type Duration } from '../base/duration';
+import { optionError } from '../base/option-error';
+import { isObject } from '../base/values';
+import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
+import { resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
+import type { IssuerBase } from './discovery';
+import { checkRemoteUrl } from './remote-url';
+
+/** `introspection`: RFC 7662 token introspection at the authorization server named by `issuerBaseURL`. */
+export interface IntrospectionOptions extends ClientCredentials {
+  /** The introspection endpoint; default: `introspection_endpoint` of the discovered metadata. */
+  endpoint?: string;
+  /** Limit of one call, body included (default 5 s). */
+  timeout?: Duration;
+  /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
+  breaker?: BreakerOptions | false;
+}
+
+/** `introspect`: `'opaque'` (default) introspects every token but the JWTs of the configured issuer; `'always'` every token. */
+export type IntrospectMode = 'opaque' | 'always';
+
+/** The introspection settings after validation; durations in seconds. */
+export interface ResolvedIntrospection {
+  client: ClientAuth;
+  /** The configured endpoint, or undefined to take the discovered one. */
+  endpoint: URL | undefined;
+  timeout: number;
+  breaker: BreakerConfig | false;
+  mode: IntrospectMode;
+  /** The authorization server: its base URL, whose discovered issuer answers and signs. */
+  server: IssuerBase;
+}
+
+const FIELDS = new Set(['clientId', 'clientSecret', 'privateKey', 'authMethod', 'endpoint', 'timeout', 'breaker']);
+const DEFAULT_TIMEOUT = 5;
+
+/**
+ * Validate `introspection` and `introspect` (a TypeError naming the option for anything wrong). Introspection
+ * needs exactly one `issuerBaseURL`: the server whose issuer, keys (for its own JWTs and its signed answers) and
+ * introspection endpoint are discovered. Undefined when `introspection` is absent.
+ */
+export function resolveIntrospection(
+  input: { introspection?: unknown; introspect?: unknown },
+  issuerBaseURL: readonly IssuerBase[] | undefined,
+  allowInsecureHttp: boolean,
+): ResolvedIntrospection | undefined {
+  const value = input.introspection;
+  if (value === undefined) {
+    if (input.introspect !== undefined) optionError('option "introspect" applies only with option "introspection"');
+    return undefined;
+  }
+  if (!isObject(value)) optionError('option "introspection" must be an object ({ clientId, clientSecret } or { clientId, privateKey })');
+  for (const name of Object.keys(value)) if (!FIELDS.has(name)) optionError(`unknown option "introspection.${name}"`);
+  const mode = input.introspect ?? 'opaque';
+  if (mode !== 'opaque' && mode !== 'always') optionError(`option "introspect" must be 'opaque' or 'always'`);
+  if (issuerBaseURL === undefined) {
+    optionError('option "introspection" needs option "issuerBaseURL": the authorization server whose issuer, keys and introspection_endpoint are discovered');
+  }
+  if (issuerBaseURL.length !== 1) optionError('option "introspection" applies to one authorization server: "issuerBaseURL" must name exactly one');
+  const client = resolveClientAuth(value, 'introspection');
+  const timeout = value.timeout === undefined ? DEFAULT_TIMEOUT : parseDuration(value.timeout, 'introspection.timeout');
+  if (!(timeout > 0)) optionError('option "introspection.timeout" must be more than zero');
+  const endpoint = value.endpoint === undefined ? undefined : checkRemoteUrl(value.endpoint, 'introspection.endpoint', allowInsecureHttp);
+  return { client, endpoint, timeout, breaker: resolveBreaker(value.breaker, 'introspection.breaker'), mode, server: issuerBaseURL[0] };
+}
