@@ -105,6 +105,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
     kind: 'remote',
     claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
+    timeout: config.timeout,
     close() {
       closing.abort();
     },
