@@ -5,7 +5,8 @@ import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
-import { createRedisStore, type RedisStore } from '../../lib/redis';
+import { createClient } from 'redis';
+import { createRedisStore, type RedisClientLike, type RedisStore } from '../../lib/redis';
 import { createSingleFlight } from '../../lib/verify/single-flight';
 
 // Fleet single flight: three instances as separate processes on one real redis-server, in front of a real
@@ -143,24 +144,32 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
 });
 
 describe('the lock and its bounds (one process, real Redis)', () => {
-  const clients: Redis[] = [];
-  const stores: RedisStore[] = [];
-  async function store(prefix: string): Promise<RedisStore> {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    client.on('error', () => undefined);
-    clients.push(client);
-    await client.ping(); // connected: the store skips a client that is not ready yet
+  const closers: Array<() => void> = [];
+  async function store(prefix: string, kind: 'redis' | 'ioredis' = 'ioredis'): Promise<RedisStore> {
+    let client: RedisClientLike;
+    if (kind === 'ioredis') {
+      const io = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      io.on('error', () => undefined);
+      closers.push(() => io.disconnect());
+      await io.ping(); // connected: the store skips a client that is not ready yet
+      client = io;
+    } else {
+      const node = createClient({ url: redis.url });
+      node.on('error', () => undefined);
+      closers.push(() => node.destroy());
+      await node.connect();
+      client = node;
+    }
     const made = createRedisStore(client, { prefix, timeout: '500ms' });
-    stores.push(made);
+    closers.push(() => made.close());
     return made;
   }
   afterAll(() => {
-    for (const s of stores) s.close();
-    for (const c of clients) c.disconnect();
+    for (const close of closers.reverse()) close();
   });
 
-  it('releases a lock only for the owner that holds it', async () => {
-    const s = await store(`lock-${randomUUID().slice(0, 8)}:`);
+  it.each(['redis', 'ioredis'] as const)('releases a lock only for the owner that holds it (%s)', async (kind) => {
+    const s = await store(`lock-${randomUUID().slice(0, 8)}:`, kind);
     const key = randomBytes(32).toString('hex');
     await expect(s.claimVerdict(key, 'first', 0.1)).resolves.toEqual({ state: 'mine' });
     await expect(s.claimVerdict(key, 'second', 5)).resolves.toEqual({ state: 'busy' });
