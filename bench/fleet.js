@@ -11,7 +11,13 @@
  *    a shared-cache hit (a verdict another instance stored in Redis: one round trip) and a local miss in upstream
  *    mode without sharing (one loopback HTTP call to an upstream that answers at once).
  *
+ * 3. Redis Cluster (three masters, `redis-cli --cluster create`) and Sentinel (master, replica, three sentinels):
+ *    a fleet of three processes on each (node-redis and ioredis); upstream calls per burst, and `--revocations`
+ *    revocations each timed until all three refuse over HTTP. Sentinel: the master killed under traffic, the time
+ *    until the sentinels name a new master and until every instance serves from it, and the answers meanwhile.
+ *
  *   node bench/fleet.js [--tokens 100] [--parallel 10] [--upstream-ms 20] [--rounds 5] [--per-round 200]
+ *                       [--revocations 20]
  */
 require('../scripts/ts-register');
 const { randomBytes, randomUUID } = require('node:crypto');
@@ -22,6 +28,7 @@ const { createRedisStore } = require('../lib/redis');
 const { startRedisServer } = require('../__tests__/fixtures/redis-server');
 const { startInstance, stopAllInstances } = require('../__tests__/fixtures/fleet');
 const { startLoopbackServer, json } = require('../__tests__/fixtures/loopback-server');
+const { startRedisCluster, startRedisSentinel } = require('../__tests__/fixtures/redis-topologies');
 const { shapeB, ISSUER, AUDIENCE } = require('../__tests__/fixtures/issuer');
 
 function option(name, fallback) {
@@ -33,6 +40,7 @@ const PARALLEL = option('parallel', 10);
 const UPSTREAM_MS = option('upstream-ms', 20);
 const ROUNDS = option('rounds', 5);
 const PER_ROUND = option('per-round', 200);
+const REVOCATIONS = option('revocations', 20);
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const median = (values) => percentile(values, 0.5);
 
@@ -123,6 +131,89 @@ async function latency(redis, upstream) {
   console.log(`   a shared-cache hit adds ${(median(rows.shared) - median(rows.hit)).toFixed(0)} µs to a local hit and saves ${(median(rows.miss) - median(rows.shared)).toFixed(0)} µs of a local miss (medians)`);
 }
 
+/** Until `condition` holds, polling every 5 ms (at most `limitMs`); the milliseconds it took. */
+async function waitFor(limitMs, condition) {
+  const started = performance.now();
+  while (performance.now() - started < limitMs) {
+    if (await condition()) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`not within ${limitMs} ms`);
+}
+
+async function topologyFleet(upstream, label, where) {
+  delayMs = UPSTREAM_MS;
+  const config = { ...where, client: 'redis', key: { upstream: upstream.origin, timeout: '1s' }, issuer: ISSUER, audience: AUDIENCE, revocation: true, shared: true, prefix: `bench-${randomUUID().slice(0, 8)}:` };
+  const instances = await Promise.all([config, { ...config, client: 'ioredis' }, config].map((c) => startInstance(c)));
+  await waitFor(20_000, async () => (await Promise.all(instances.map((i) => i.call('stats')))).every((s) => s.revocation.loaded));
+  upstream.reset();
+  const tokens = Array.from({ length: REVOCATIONS }, issue);
+  for (const token of tokens) await Promise.all(instances.map((i) => i.get(token)));
+  const calls = upstream.requests;
+  const propagation = [];
+  for (const [n, token] of tokens.entries()) {
+    const claims = issued.get(token);
+    const started = performance.now();
+    await instances[n % 3].call('revoke', { jti: claims.jti, exp: claims.exp });
+    await waitFor(5000, async () => (await Promise.all(instances.map((i) => i.get(token)))).every((a) => a.status === 401));
+    propagation.push(performance.now() - started);
+  }
+  console.log(`   ${label}: ${calls} upstream calls for ${tokens.length} bursts of one new token to all three; revocation until all three refuse over HTTP: median ${median(propagation).toFixed(1)} ms, max ${Math.max(...propagation).toFixed(1)} ms (${REVOCATIONS})`);
+  return instances;
+}
+
+async function topologies(upstream) {
+  console.log('3. Redis Cluster and Sentinel, a fleet of three processes (node-redis, ioredis, node-redis):');
+  const cluster = await startRedisCluster();
+  try {
+    await topologyFleet(upstream, 'Cluster, 3 masters', { cluster: cluster.nodes });
+  } finally {
+    await stopAllInstances();
+    await cluster.close();
+  }
+  const sentinel = await startRedisSentinel();
+  try {
+    const instances = await topologyFleet(upstream, 'Sentinel, master + replica', { sentinel: { sentinels: sentinel.sentinels, name: sentinel.name } });
+    const good = issue();
+    const revoked = issue();
+    for (const token of [good, revoked]) await Promise.all(instances.map((i) => i.get(token)));
+    const claims = issued.get(revoked);
+    await instances[0].call('revoke', { jti: claims.jti, exp: claims.exp });
+    await waitFor(5000, () => sentinel.replicated());
+    const answers = { right: 0, wrong: 0, unavailable: 0 };
+    let running = true;
+    const traffic = instances.map(async (instance) => {
+      while (running) {
+        for (const [token, expected] of [[good, 200], [revoked, 401]]) {
+          const { status } = await instance.get(token);
+          if (status === expected) answers.right++;
+          else if (status === 503) answers.unavailable++;
+          else answers.wrong++;
+        }
+      }
+    });
+    const killed = performance.now();
+    await sentinel.killMaster();
+    const named = performance.now() - killed;
+    await waitFor(30_000, async () => (await Promise.all(instances.map((i) => i.call('stats')))).every((s) => s.revocation.available));
+    const back = performance.now() - killed;
+    // A revocation after the failover, through the node-redis Sentinel client (asked again while it reconnects).
+    const after = issue();
+    await Promise.all(instances.map((i) => i.get(after)));
+    const afterClaims = issued.get(after);
+    const started = performance.now();
+    await waitFor(10_000, () => instances[2].call('revoke', { jti: afterClaims.jti, exp: afterClaims.exp }).then(() => true, () => false));
+    await waitFor(5000, async () => (await Promise.all(instances.map((i) => i.get(after)))).every((a) => a.status === 401));
+    const firstRevocation = performance.now() - started;
+    running = false;
+    await Promise.all(traffic);
+    console.log(`   Sentinel failover (master SIGKILLed, down-after 500 ms): new master named after ${(named / 1000).toFixed(2)} s, every instance's list available again after ${(back / 1000).toFixed(2)} s; answers meanwhile: ${answers.right} right, ${answers.wrong} wrong, ${answers.unavailable} 503; first revocation after it refused everywhere in ${firstRevocation.toFixed(0)} ms`);
+  } finally {
+    await stopAllInstances();
+    await sentinel.close();
+  }
+}
+
 async function main() {
   const redis = await startRedisServer();
   const upstream = await startLoopbackServer(identityService);
@@ -132,6 +223,7 @@ async function main() {
     await fleetCalls(redis, upstream, 'shared verdicts, no single flight', { shared: true, flight: false });
     await fleetCalls(redis, upstream, 'shared verdicts + single flight', { shared: true });
     await latency(redis, upstream);
+    await topologies(upstream);
   } finally {
     await stopAllInstances();
     await upstream.close();
