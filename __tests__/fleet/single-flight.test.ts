@@ -192,7 +192,8 @@ describe('the lock and its bounds (one process, real Redis)', () => {
     const runs = keys.map((key) => flight.run(key, {
       stored: (text) => text,
       fresh: async () => ({ result: { ok: true, value: 'fresh' } }),
-      alone: async () => {
+      alone: async () => 'alone',
+      overflow: async () => {
         direct.push(key);
         return 'direct';
       },

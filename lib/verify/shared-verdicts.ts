@@ -136,6 +136,17 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
     if (result.ok) return result.value;
     throw result.error;
   };
+  /** Shared verdicts without a lock: the stored verdict, else the source (its verdict stored). */
+  const unlocked = async (key: string, token: string): Promise<RemoteClaims> => {
+    let stored: string | undefined;
+    try {
+      stored = await store.getVerdict(key);
+    } catch {
+      stored = undefined; // unreachable: fall back to the upstream
+    }
+    const known = stored === undefined ? undefined : answerOf(stored);
+    return known ?? alone(key, token);
+  };
   // Single flight when the store offers locks and there is a verdict worth waiting for.
   const flight = isLockStore(store) && (ttl > 0 || errorTtl > 0)
     ? createSingleFlight(store, { lockTtl: (source.timeout ?? DEFAULT_SOURCE_TIMEOUT) + LOCK_MARGIN, maxFlights: MAX_FLIGHTS })
@@ -154,16 +165,10 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
             return { result, keep: keptFor(result) };
           },
           alone: () => alone(key, token),
+          overflow: () => unlocked(key, token),
         });
       }
-      let stored: string | undefined;
-      try {
-        stored = await store.getVerdict(key);
-      } catch {
-        stored = undefined; // unreachable: fall back to the upstream
-      }
-      const known = stored === undefined ? undefined : answerOf(stored);
-      return known ?? alone(key, token);
+      return unlocked(key, token);
     },
     close() {
       flight?.close();

@@ -37,8 +37,10 @@ export interface FlightWork<T> {
   stored(text: string): T | undefined;
   /** Ask the remote source; `keep` is the verdict to store for the fleet (none for an outage). */
   fresh(): Promise<{ result: { ok: true; value: T } | { ok: false; error: unknown }; keep?: { value: string; ttl: number } }>;
-  /** The path without single flight: ask the source and store its verdict as before. */
+  /** Without the lock, after a wait or with the store unreachable: ask the source and store its verdict. */
   alone(): Promise<T>;
+  /** Past `maxFlights`: the path before single flight (the stored verdict read once, else `alone`). */
+  overflow(): Promise<T>;
 }
 
 /** Default tokens in flight per process. */
@@ -127,7 +129,7 @@ export function createSingleFlight(store: VerdictLockStore, config: FlightConfig
       if (joined !== undefined) return joined;
       if (closed || inFlight.size >= config.maxFlights) {
         counts.overflow++;
-        return work.alone();
+        return work.overflow();
       }
       const flight = lead(key, work).finally(() => inFlight.delete(key));
       inFlight.set(key, flight);
