@@ -37,6 +37,12 @@ describe('req.auth typing (declaration merging)', () => {
   });
 });
 
+describe('createRedisStore typing', () => {
+  it('accepts every client form of node-redis and ioredis (one server, Cluster, Sentinel)', () => {
+    expect(diagnostics(path.join(__dirname, 'types', 'redis-clients.ts'))).toEqual([]);
+  });
+});
+
 describe('honest types: each claims mode guarantees only what it checks', () => {
   const modes = path.join(__dirname, 'types', 'modes.ts');
   const source = ts.sys.readFile(modes) ?? '';

@@ -22,6 +22,8 @@ export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientC
 export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';
 export type { RevocationStore, RevocationList, RevocationStats } from './verify/revocation';
 export type { SharedVerdictStore } from './verify/shared-verdicts';
+export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';
+export type { FlightStats } from './keys/source';
 export type { BreakerOptions, BreakerStats } from './keys/breaker';
 export type { FleetStats } from './verify/stats';
 export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './observe/diagnostics';

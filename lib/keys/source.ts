@@ -52,6 +52,18 @@ export interface RemoteClaims {
   size: number;
 }
 
+/** Counters of fleet single flight (verify/single-flight.ts), for `stats().flight`. */
+export interface FlightStats {
+  /** Locks this process holds now (one remote call each). */
+  holding: number;
+  /** Tokens this process waits for now (another instance holds their lock). */
+  waiting: number;
+  /** Calls made without the lock because this process already had its most tokens in flight. */
+  overflow: number;
+  /** Verdicts this process received from another instance's call instead of making its own. */
+  shared: number;
+}
+
 /**
  * A remote verifier (upstream mode, introspection): the token is opaque here and checked by calling another service. Rejects
  * with a TokenAuthError (`invalid_token`, `insufficient_scope`, `verification_unavailable`).
@@ -67,6 +79,10 @@ export interface RemoteClaimsSource {
    * that did not come through `claimsFor` (a verdict read back from a fleet store): a short reason when it fails.
    */
   answerFault?(payload: Record<string, unknown>): string | undefined;
+  /** Longest one call may take, in seconds, when the source bounds it (the fleet's lock outlives it). */
+  readonly timeout?: number;
+  /** Counters of fleet single flight, when shared verdicts use it (verify/single-flight.ts). */
+  flightStats?(): FlightStats;
 }
 
 /** Where verification gets its keys (or, in upstream mode, its answers). */

@@ -106,6 +106,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
     claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     answerFault: shapeBViolation,
+    timeout: config.timeout,
     close() {
       closing.abort();
     },

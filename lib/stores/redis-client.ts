@@ -1,22 +1,39 @@
 /**
- * The two Redis clients a store accepts, node-redis (`redis` 5/6) and ioredis, seen through the few calls a store
- * makes: one raw command, whether the connection is ready, and a second connection for pub/sub. Only the shapes
- * used here are declared, so neither package is needed to compile or run the core.
+ * The Redis clients a store accepts, node-redis (`redis` 5/6: `createClient`, `createCluster`, `createSentinel`) and
+ * ioredis (`Redis`, its Sentinel form, `Cluster`), seen through the few calls a store makes: one raw command,
+ * whether the connection is ready, and a second connection for pub/sub. Only the shapes used here are declared,
+ * so neither package is needed to compile or run the core.
  */
 
-/** What a node-redis client (v5/v6) offers that a store uses. */
-interface NodeRedisClient {
-  sendCommand(args: string[]): Promise<unknown>;
+/** What every node-redis client (v5/v6: single, cluster, sentinel) offers that a store uses, beside its command. */
+interface NodeRedisBase {
   readonly isReady: boolean;
-  duplicate(): NodeRedisClient;
+  duplicate(): NodeRedisBase;
   connect(): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
-  destroy?(): void;
+  destroy?(): unknown;
   disconnect?(): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
-/** What an ioredis client offers that a store uses. */
+/** node-redis `createClient`: a command is its arguments. */
+interface NodeRedisClient extends NodeRedisBase {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** node-redis `createCluster`: a command names its first key, which routes it to its slot's node. */
+interface NodeRedisCluster extends NodeRedisBase {
+  sendCommand(firstKey: string | undefined, isReadonly: boolean, args: string[]): Promise<unknown>;
+  getSlotRandomNode(slot: number): unknown;
+}
+
+/** node-redis `createSentinel`: a command says whether a replica may answer it. */
+interface NodeRedisSentinel extends NodeRedisBase {
+  sendCommand(isReadonly: boolean, args: string[]): Promise<unknown>;
+  getMasterNode(): unknown;
+}
+
+/** What an ioredis client (`Redis`, also in its Sentinel form, or `Cluster`) offers that a store uses. */
 interface IoRedisClient {
   call(command: string, ...args: string[]): Promise<unknown>;
   readonly status: string;
@@ -27,7 +44,7 @@ interface IoRedisClient {
 }
 
 /** A Redis client made by the app: node-redis (`connect()` called) or ioredis (as constructed). */
-export type RedisClientLike = NodeRedisClient | IoRedisClient;
+export type RedisClientLike = NodeRedisClient | NodeRedisCluster | NodeRedisSentinel | IoRedisClient;
 
 /** A subscriber connection the store created (and so closes). */
 export interface Subscriber {
@@ -59,8 +76,8 @@ function isIoRedis(client: RedisClientLike): client is IoRedisClient {
   return typeof (client as IoRedisClient).call === 'function' && typeof (client as IoRedisClient).status === 'string';
 }
 
-function isNodeRedis(client: RedisClientLike): client is NodeRedisClient {
-  return typeof (client as NodeRedisClient).sendCommand === 'function' && 'isReady' in client;
+function isNodeRedis(client: RedisClientLike): client is NodeRedisClient | NodeRedisCluster | NodeRedisSentinel {
+  return typeof (client as NodeRedisBase & { sendCommand?: unknown }).sendCommand === 'function' && 'isReady' in client;
 }
 
 const ignore = () => undefined;
@@ -75,25 +92,72 @@ export function redisConnection(client: unknown): RedisConnection {
   throw new TypeError('express-verified-user/redis: createRedisStore expects a node-redis or ioredis client');
 }
 
-function nodeRedisConnection(client: NodeRedisClient): RedisConnection {
+/**
+ * The key a command touches first, which routes it in a cluster: `EVAL script numkeys key …` → its first key
+ * (none when numkeys is 0), any other command the store sends (`GET`, `SET`) → its first argument.
+ */
+export function firstKeyOf(args: readonly string[]): string | undefined {
+  const name = args[0]?.toUpperCase();
+  if (name === 'EVAL' || name === 'EVALSHA') return Number(args[2]) > 0 ? args[3] : undefined;
+  return args[1];
+}
+
+/** One command to node-redis, whichever of its three clients: a synchronous throw (cluster offline) becomes a rejection. */
+function nodeRedisCommand(client: NodeRedisClient | NodeRedisCluster | NodeRedisSentinel): (args: string[]) => Promise<unknown> {
+  const send =
+    typeof (client as NodeRedisCluster).getSlotRandomNode === 'function'
+      ? (args: string[]) => (client as NodeRedisCluster).sendCommand(firstKeyOf(args), false, args)
+      : typeof (client as NodeRedisSentinel).getMasterNode === 'function'
+        ? (args: string[]) => (client as NodeRedisSentinel).sendCommand(false, args)
+        : (args: string[]) => (client as NodeRedisClient).sendCommand(args);
+  return (args) => {
+    try {
+      return send(args);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error('redis command failed'));
+    }
+  };
+}
+
+function nodeRedisConnection(client: NodeRedisClient | NodeRedisCluster | NodeRedisSentinel): RedisConnection {
+  const cluster = typeof (client as NodeRedisCluster).getSlotRandomNode === 'function';
   return {
-    command: (args) => client.sendCommand(args),
+    command: nodeRedisCommand(client),
     ready: () => client.isReady,
     subscriber(channel, events) {
       const sub = client.duplicate();
       let closed = false;
+      // A cluster reports its nodes one by one; until it has connected as a whole, a node that is ready is not.
+      let whole = !cluster;
       const listener = (message: string) => events.message(String(message));
       // node-redis throws an 'error' event that nobody listens to; this connection is ours, so we listen.
       sub.on('error', () => events.down());
-      sub.on('end', () => events.down());
-      sub.on('ready', () => events.ready());
+      if (cluster) {
+        sub.on('connect', () => {
+          whole = true;
+          events.ready();
+        });
+        sub.on('node-ready', () => whole && events.ready());
+        sub.on('node-disconnect', () => events.down());
+        sub.on('disconnect', () => events.down());
+      } else {
+        sub.on('end', () => events.down());
+        sub.on('ready', () => events.ready());
+      }
       sub.connect().catch(ignore);
       return {
         // The listener is the same function each time: node-redis keeps one per channel, so this is idempotent.
-        subscribe: () => (closed ? Promise.resolve() : sub.subscribe(channel, listener).then(ignore)),
+        subscribe: () => {
+          if (closed) return Promise.resolve();
+          try {
+            return sub.subscribe(channel, listener).then(ignore);
+          } catch (err) {
+            return Promise.reject(err instanceof Error ? err : new Error('subscribe failed'));
+          }
+        },
         close() {
           closed = true;
-          if (typeof sub.destroy === 'function') sub.destroy();
+          if (typeof sub.destroy === 'function') Promise.resolve(sub.destroy()).catch(ignore);
           else sub.disconnect?.().catch(ignore);
         },
       };

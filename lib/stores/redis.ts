@@ -5,6 +5,7 @@ import { TokenAuthError } from '../base/errors';
 import type { ReplayStore } from '../dpop/replay';
 import type { RevocationList, RevocationStats, RevocationStore } from '../verify/revocation';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
+import type { VerdictClaim, VerdictLockStore } from '../verify/single-flight';
 import { redisConnection, type RedisClientLike, type Subscriber } from './redis-client';
 
 /**
@@ -15,7 +16,8 @@ import { redisConnection, type RedisClientLike, type Subscriber } from './redis-
  * - `{prefix}revoked`: a sorted set, member `jti`, score its token's `exp`; the channel of the same name carries
  *   each revocation to every instance.
  * - `{prefix}dpop:{id}`: one key per DPoP proof, set if absent, expiring with the proof's window.
- * - `{prefix}verdict:{sha256 hex}`: one key per token verdict, expiring with it.
+ * - `{prefix}verdict:{<sha256 hex>}`: one key per token verdict, expiring with it; `…:lock` beside it, the
+ *   token's single-flight lock (the braces are literal: a hash tag, so that both keys sit in one Cluster slot).
  */
 
 export type { RedisClientLike } from './redis-client';
@@ -29,7 +31,7 @@ export interface RedisStoreOptions {
 }
 
 /** The shared store: every seam a fleet needs, plus revoking and closing. */
-export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictStore {
+export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictStore, VerdictLockStore {
   /**
    * Revoke a token by its `jti` until its `exp` (seconds): stored in Redis, published to every instance, and
    * refused by this one at once. Rejects when Redis cannot be reached (nothing was revoked then).
@@ -53,6 +55,18 @@ return 1`;
 // The live part of the list as a flat array of strings (member, score, …), whatever protocol the client speaks.
 const LOAD = `return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')`;
 
+// Single flight, one round trip each. KEYS: verdict, lock (one slot). CLAIM ARGV: owner, lock ms; RELEASE ARGV:
+// owner, then the verdict and its ms when there is one. The lock is deleted only by the owner that holds it.
+const CLAIM = `
+local v = redis.call('GET', KEYS[1])
+if v then return {'verdict', v} end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {'mine'} end
+return {'busy'}`;
+const RELEASE = `
+if ARGV[2] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 1`;
+
 /** How often the local list drops entries whose token has expired. */
 const SWEEP_MS = 5000;
 /** Wait between two tries to load the list while it cannot be loaded. */
@@ -67,9 +81,15 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
   const redis = redisConnection(client);
   const prefix = opts.prefix ?? 'evu:';
   if (typeof prefix !== 'string') throw new TypeError('express-verified-user/redis: option "prefix" must be a string');
+  // An empty hash tag first ("{}") would make Redis Cluster hash whole key names, parting a verdict from its lock.
+  const tag = prefix.indexOf('{');
+  if (tag !== -1 && prefix[tag + 1] === '}') throw new TypeError('express-verified-user/redis: option "prefix" must not start a hash tag with "{}"');
   const timeoutMs = (opts.timeout === undefined ? 1 : parseDuration(opts.timeout, 'timeout')) * 1000;
   if (!(timeoutMs > 0)) throw new TypeError('express-verified-user/redis: option "timeout" must be more than zero');
   const listKey = `${prefix}revoked`;
+  // The hash in braces is the key's Cluster hash tag: a verdict and its lock always share a slot, whatever the prefix.
+  const verdictKey = (key: string) => `${prefix}verdict:{${key}}`;
+  const millis = (seconds: number) => String(Math.max(1, Math.round(seconds * 1000)));
   const channel = `${prefix}revoked`;
 
   /** One command, bounded in time: a queued command that outlasts the timeout counts as unreachable. */
@@ -203,13 +223,27 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
     async getVerdict(key) {
       // A shared verdict is only worth a bounded wait while Redis is up; during an outage the upstream answers.
       if (!redis.ready()) throw new Error('redis not ready');
-      const reply = await command(['GET', `${prefix}verdict:${key}`]);
+      const reply = await command(['GET', verdictKey(key)]);
       return reply === null || reply === undefined ? undefined : String(reply);
     },
 
     async setVerdict(key, value, ttl) {
       if (!redis.ready()) return;
-      await command(['SET', `${prefix}verdict:${key}`, value, 'PX', String(Math.max(1, Math.round(ttl * 1000)))]);
+      await command(['SET', verdictKey(key), value, 'PX', millis(ttl)]);
+    },
+
+    async claimVerdict(key, owner, lockTtl): Promise<VerdictClaim> {
+      if (!redis.ready()) throw new Error('redis not ready');
+      const reply = await command(['EVAL', CLAIM, '2', verdictKey(key), `${verdictKey(key)}:lock`, owner, millis(lockTtl)]);
+      const [state, value] = Array.isArray(reply) ? reply.map(String) : [];
+      if (state === 'verdict' && value !== undefined) return { state, value };
+      if (state === 'mine' || state === 'busy') return { state };
+      throw new Error('unexpected reply');
+    },
+
+    async releaseVerdict(key, owner, verdict) {
+      const kept = verdict === undefined ? [] : [verdict.value, millis(verdict.ttl)];
+      await command(['EVAL', RELEASE, '2', verdictKey(key), `${verdictKey(key)}:lock`, owner, ...kept]);
     },
 
     close() {

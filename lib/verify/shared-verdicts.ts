@@ -5,6 +5,7 @@ import { TokenAuthError } from '../base/errors';
 import type { KeySource, RemoteClaims, RemoteClaimsSource } from '../keys/source';
 import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
+import { createSingleFlight, MAX_FLIGHTS, type VerdictLockStore } from './single-flight';
 
 /**
  * Verdicts of the upstream shared across a fleet (`cache.shared`, docs/fleet.md): a token costs one upstream call per
@@ -59,13 +60,26 @@ function readVerdict(text: string, source: RemoteClaimsSource): SharedVerdict | 
   return undefined;
 }
 
-/**
- * The upstream source with a fleet-wide verdict store in front: a stored verdict answers without calling the
- * upstream; a fresh answer is stored — a success until min(`cache.ttl`, `exp`), an "invalid token" for
- * `errorTtl`, an outage never. The payload of a stored success goes through the verifier's local checks (times,
- * issuer, audience, shape) exactly as an upstream answer does. A store that cannot be reached is skipped: the
- * upstream answers (fail open, since the upstream remains the authority).
- */
+/** A stored verdict as the source's answer: its claims, or its refusal thrown; undefined when unreadable. */
+function answerOf(text: string, source: RemoteClaimsSource): RemoteClaims | undefined {
+  const known = readVerdict(text, source);
+  if (known?.ok === false) throw new TokenAuthError('invalid_token', { reason: 'upstream-401-shared' });
+  return known === undefined ? undefined : { payload: known.payload, size: text.length };
+}
+
+/** A verdict to store, as text, and its life in seconds. */
+type Kept = { value: string; ttl: number };
+
+/** Whether the store offers single flight's lock (createRedisStore does; a store of the app's own may not). */
+function isLockStore(store: SharedVerdictStore): store is SharedVerdictStore & VerdictLockStore {
+  const candidate = store as Partial<VerdictLockStore>;
+  return typeof candidate.claimVerdict === 'function' && typeof candidate.releaseVerdict === 'function';
+}
+
+/** The lock's life when the source names no timeout of its own, and the margin for storing the verdict after it. */
+const DEFAULT_SOURCE_TIMEOUT = 5;
+const LOCK_MARGIN = 1;
+
 /** What the shared-verdict wrapper reads of the resolved options. */
 export interface SharedVerdictConfig {
   sharedVerdicts: SharedVerdictStore | undefined;
@@ -73,6 +87,14 @@ export interface SharedVerdictConfig {
   clock: () => number;
 }
 
+/**
+ * The upstream source with a fleet-wide verdict store in front: a stored verdict answers without calling the
+ * upstream; a fresh answer is stored — a success until min(`cache.ttl`, `exp`), an "invalid token" for
+ * `errorTtl`, an outage never. The payload of a stored success goes through the verifier's local checks (times,
+ * issuer, audience, shape) exactly as an upstream answer does. A store that cannot be reached is skipped: the
+ * upstream answers (fail open, since the upstream remains the authority). With a store that offers locks, a new
+ * token costs one call per fleet even when every instance sees it at once (verify/single-flight.ts).
+ */
 export function withSharedVerdicts(source: KeySource, options: SharedVerdictConfig): KeySource {
   const store = options.sharedVerdicts;
   if (store === undefined) return source;
@@ -83,39 +105,80 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
   const ttl = cache === false ? 0 : cache.ttl;
   const errorTtl = cache === false ? 0 : cache.errorTtl;
   // Awaited (the store bounds the wait) so that the next instance asked after this answer finds the verdict.
-  const remember = async (key: string, verdict: SharedVerdict, life: number): Promise<void> => {
-    if (!(life > 0)) return;
-    await store.setVerdict(key, JSON.stringify(verdict), life).catch(() => undefined);
+  const remember = async (key: string, keep: Kept | undefined): Promise<void> => {
+    if (keep !== undefined) await store.setVerdict(key, keep.value, keep.ttl).catch(() => undefined);
   };
+  /** The verdict to share for an answer or a refusal of the source: none for an outage, or a life of zero. */
+  const keptFor = (result: { ok: true; value: RemoteClaims } | { ok: false; error: unknown }): Kept | undefined => {
+    let verdict: SharedVerdict;
+    let life: number;
+    if (result.ok) {
+      const exp = result.value.payload.exp;
+      if (typeof exp !== 'number') return undefined;
+      verdict = { ok: true, payload: result.value.payload };
+      life = Math.floor(Math.min(ttl, exp - options.clock()));
+    } else {
+      if (!(result.error instanceof TokenAuthError && result.error.code === 'invalid_token')) return undefined;
+      verdict = { ok: false, code: 'invalid_token' };
+      life = errorTtl;
+    }
+    return life > 0 ? { value: JSON.stringify(verdict), ttl: life } : undefined;
+  };
+  const ask = async (token: string) => {
+    try {
+      return { ok: true as const, value: await source.claimsFor(token) };
+    } catch (error) {
+      return { ok: false as const, error };
+    }
+  };
+  /** The path without a lock: ask the source, store its verdict, answer. */
+  const alone = async (key: string, token: string): Promise<RemoteClaims> => {
+    const result = await ask(token);
+    await remember(key, keptFor(result));
+    if (result.ok) return result.value;
+    throw result.error;
+  };
+  /** Shared verdicts without a lock: the stored verdict, else the source (its verdict stored). */
+  const unlocked = async (key: string, token: string): Promise<RemoteClaims> => {
+    let stored: string | undefined;
+    try {
+      stored = await store.getVerdict(key);
+    } catch {
+      stored = undefined; // unreachable: fall back to the upstream
+    }
+    const known = stored === undefined ? undefined : answerOf(stored, source);
+    return known ?? alone(key, token);
+  };
+  // Single flight when the store offers locks and there is a verdict worth waiting for.
+  const flight = isLockStore(store) && (ttl > 0 || errorTtl > 0)
+    ? createSingleFlight(store, { lockTtl: (source.timeout ?? DEFAULT_SOURCE_TIMEOUT) + LOCK_MARGIN, maxFlights: MAX_FLIGHTS })
+    : undefined;
 
   const shared: RemoteClaimsSource = {
     kind: 'remote',
+    timeout: source.timeout,
     async claimsFor(token): Promise<RemoteClaims> {
       const key = hexDigest(token);
-      let stored: string | undefined;
-      try {
-        stored = await store.getVerdict(key);
-      } catch {
-        stored = undefined; // unreachable: fall back to the upstream
+      if (flight !== undefined) {
+        return flight.run(key, {
+          stored: (text) => answerOf(text, source),
+          async fresh() {
+            const result = await ask(token);
+            return { result, keep: keptFor(result) };
+          },
+          alone: () => alone(key, token),
+          overflow: () => unlocked(key, token),
+        });
       }
-      const known = stored === undefined ? undefined : readVerdict(stored, source);
-      if (known?.ok === true) return { payload: known.payload, size: stored!.length };
-      if (known?.ok === false) throw new TokenAuthError('invalid_token', { reason: 'upstream-401-shared' });
-
-      let answer: RemoteClaims;
-      try {
-        answer = await source.claimsFor(token);
-      } catch (err) {
-        if (err instanceof TokenAuthError && err.code === 'invalid_token') await remember(key, { ok: false, code: 'invalid_token' }, errorTtl);
-        throw err;
-      }
-      const exp = answer.payload.exp;
-      if (typeof exp === 'number') await remember(key, { ok: true, payload: answer.payload }, Math.floor(Math.min(ttl, exp - options.clock())));
-      return answer;
+      return unlocked(key, token);
     },
-    close: () => source.close(),
+    close() {
+      flight?.close();
+      source.close();
+    },
     breakerStats: source.breakerStats,
     answerFault: source.answerFault,
+    flightStats: flight === undefined ? undefined : () => flight.stats(),
   };
   return shared;
 }

@@ -1,13 +1,15 @@
 // What auth.stats() reports beside the cache: the breaker's state and the revocation list's.
 import type { CacheStats } from './cache';
 import type { BreakerStats } from '../keys/breaker';
-import type { KeySource } from '../keys/source';
+import type { FlightStats, KeySource } from '../keys/source';
 import type { RevocationList, RevocationStats } from './revocation';
 
 /** What `stats()` adds beside the cache counters when a fleet feature is in use (docs/fleet.md). */
 export interface FleetStats {
   /** The upstream's circuit breaker (upstream mode). */
   breaker?: BreakerStats;
+  /** Fleet single flight of shared verdicts (`cache.shared` on a store with locks). */
+  flight?: FlightStats;
   /** The shared revocation list (`revocation` option). */
   revocation?: RevocationStats;
 }
@@ -16,6 +18,7 @@ export interface FleetStats {
 export function fleetStats(cache: CacheStats, source: KeySource, revocation: RevocationList | undefined): CacheStats & FleetStats {
   const stats: CacheStats & FleetStats = cache;
   if (source.kind === 'remote' && source.breakerStats !== undefined) stats.breaker = source.breakerStats();
+  if (source.kind === 'remote' && source.flightStats !== undefined) stats.flight = source.flightStats();
   if (revocation !== undefined) stats.revocation = revocation.stats();
   return stats;
 }

@@ -1,0 +1,139 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
+import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
+import { startRedisSentinel, type RedisSentinelSetup } from '../fixtures/redis-topologies';
+
+// The Redis store behind Sentinel (Debian's redis-sentinel: a master, a replica, three sentinels on loopback),
+// with the master killed under traffic. Three processes: two on ioredis's Sentinel support, one on node-redis
+// `createSentinel`. What the store promised on one Redis holds before, during and after the failover.
+jest.setTimeout(60_000);
+
+let sentinel: RedisSentinelSetup;
+let upstream: LoopbackServer;
+let config: InstanceConfig;
+let instances: Instance[];
+const issued = new Map<string, Record<string, unknown>>();
+
+function identityService(req: IncomingMessage, res: ServerResponse): void {
+  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const claims = token === undefined ? undefined : issued.get(token);
+  setTimeout(() => {
+    if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
+    else json(res, 200, claims);
+  }, 100);
+}
+
+function issue(): string {
+  const token = `${randomBytes(24).toString('base64url')}~opaque`;
+  issued.set(token, shapeB(Math.floor(Date.now() / 1000)));
+  return token;
+}
+
+type Stats = { revocation: { loaded: boolean; available: boolean } };
+const allStats = (fleet: Instance[]) => Promise.all(fleet.map((i) => i.call<Stats>('stats')));
+
+/** Revoke through an instance, asking again while its client is still finding the new master (bounded). */
+async function revoke(instance: Instance, token: string): Promise<void> {
+  const claims = issued.get(token)!;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await instance.call('revoke', { jti: claims.jti, exp: claims.exp });
+      return;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+const everywhere = async (fleet: Instance[], token: string, status: number) => (await Promise.all(fleet.map((i) => i.get(token)))).every((a) => a.status === status);
+
+beforeAll(async () => {
+  [sentinel, upstream] = await Promise.all([startRedisSentinel(), startLoopbackServer(identityService)]);
+  config = {
+    sentinel: { sentinels: sentinel.sentinels, name: sentinel.name },
+    client: 'ioredis',
+    key: { upstream: upstream.origin, timeout: '1s' },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    revocation: true,
+    shared: true,
+    prefix: `sentinel-${randomUUID().slice(0, 8)}:`,
+  };
+  instances = await Promise.all([config, { ...config, express: 4 as const }, { ...config, client: 'redis' as const }].map((c) => startInstance(c)));
+  await within(10_000, async () => (await allStats(instances)).every((s) => s.revocation.loaded), 'every revocation list loaded');
+});
+
+afterAll(async () => {
+  await stopAllInstances();
+  await upstream?.close();
+  await sentinel?.close();
+});
+
+describe('the Redis store behind Sentinel, through a failover under traffic', () => {
+  const before = { revoked: '', good: '' };
+
+  it('shares verdicts and revocations before the failover', async () => {
+    before.good = issue();
+    before.revoked = issue();
+    upstream.reset();
+    const burst = await Promise.all(instances.map((i) => i.get(before.revoked)));
+    expect(burst.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(upstream.requests).toBe(1);
+    for (const instance of instances) expect((await instance.get(before.good)).status).toBe(200);
+    await revoke(instances[2], before.revoked);
+    await within(1000, () => everywhere(instances, before.revoked, 401), 'the revocation on every instance');
+    // Replication is asynchronous: the test waits until the replica holds it, as an operator would before a switch.
+    await within(5000, () => sentinel.replicated(), 'the replica in sync');
+  });
+
+  it('never answers wrong while the master is killed and a replica promoted', async () => {
+    const answers: Array<{ token: 'good' | 'revoked'; status: number }> = [];
+    let running = true;
+    const traffic = instances.map(async (instance) => {
+      for (let i = 0; i < 2000 && running; i++) {
+        for (const token of ['good', 'revoked'] as const) {
+          const answer = await instance.get(before[token]);
+          answers.push({ token, status: answer.status });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    });
+    const oldMaster = sentinel.masterPort();
+    const newMaster = await sentinel.killMaster();
+    expect(newMaster).not.toBe(oldMaster);
+    // Every instance back on the new master: its subscriber reconnected and its list reloaded.
+    await within(20_000, async () => (await allStats(instances)).every((s) => s.revocation.available), 'every instance back on the new master');
+    running = false;
+    await Promise.all(traffic);
+    expect(answers.length).toBeGreaterThan(30);
+    // Served from each instance's cache and revocation list throughout: nothing wrong, nothing unavailable.
+    expect(answers.filter((a) => a.token === 'good' && a.status !== 200)).toEqual([]);
+    expect(answers.filter((a) => a.token === 'revoked' && a.status !== 401)).toEqual([]);
+  });
+
+  it('keeps its promises after the failover: revocation within 1 s, one proof once, one call per burst', async () => {
+    const token = issue();
+    upstream.reset();
+    const burst = await Promise.all(instances.map((i) => i.get(token)));
+    expect(burst.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(upstream.requests).toBe(1);
+
+    await revoke(instances[0], token);
+    await within(1000, () => everywhere(instances, token, 401), 'the new revocation on every instance');
+
+    for (let round = 0; round < 5; round++) {
+      const id = randomUUID();
+      const claims = await Promise.all(instances.map((i) => i.call<boolean>('claim', { claimId: id, expiresAt: Date.now() / 1000 + 60 })));
+      expect(claims.filter((c) => c === true)).toHaveLength(1);
+    }
+
+    // A process started now loads the list from the new master: the revocation made before the failover is there.
+    const late = await startInstance({ ...config, client: 'redis' });
+    await within(10_000, async () => (await late.call<Stats>('stats')).revocation.loaded, 'the late instance loaded its list');
+    expect((await late.get(before.revoked)).status).toBe(401);
+    expect((await late.get(before.good)).status).toBe(200);
+  });
+});

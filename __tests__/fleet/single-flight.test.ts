@@ -1,0 +1,210 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Redis } from 'ioredis';
+import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
+import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
+import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { createClient } from 'redis';
+import { createRedisStore, type RedisClientLike, type RedisStore } from '../../lib/redis';
+import { createSingleFlight } from '../../lib/verify/single-flight';
+
+// Fleet single flight: three instances as separate processes on one real redis-server, in front of a real
+// loopback upstream that counts its calls. A burst of one new token across the fleet costs one call; a holder
+// that dies costs one lock lifetime; an outage is never handed to the others.
+jest.setTimeout(60_000);
+
+let redis: RedisServer;
+let upstream: LoopbackServer;
+const issued = new Map<string, Record<string, unknown>>();
+/** How the upstream answers its next calls, in order (then: normally, after `delayMs`). */
+let script: Array<'hang' | 'fail'> = [];
+let delayMs = 150;
+
+function identityService(req: IncomingMessage, res: ServerResponse): void {
+  const step = script.shift();
+  if (step === 'hang') return; // never answers: the caller's timeout (or its death) ends it
+  if (step === 'fail') {
+    json(res, 503, { status: 'error', message: 'down' });
+    return;
+  }
+  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const claims = token === undefined ? undefined : issued.get(token);
+  // Slow enough that every instance of a burst asks while the first call is still out.
+  setTimeout(() => {
+    if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
+    else json(res, 200, claims);
+  }, delayMs);
+}
+
+function issue(): string {
+  const token = `${randomBytes(24).toString('base64url')}~opaque`;
+  issued.set(token, shapeB(Math.floor(Date.now() / 1000)));
+  return token;
+}
+
+/** Three instances (node-redis on Express 5, ioredis on Express 4, node-redis), one prefix, the upstream timeout 1 s. */
+async function fleet(): Promise<Instance[]> {
+  const config: InstanceConfig = {
+    redisUrl: redis.url,
+    client: 'redis',
+    key: { upstream: upstream.origin, timeout: '1s', breaker: false },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    revocation: false,
+    shared: true,
+    prefix: `flight-${randomUUID().slice(0, 8)}:`,
+  };
+  const instances = await Promise.all([config, { ...config, express: 4 as const, client: 'ioredis' as const }, config].map((c) => startInstance(c)));
+  // Until its client has connected, an instance skips the shared store: wait for every connection.
+  await Promise.all(instances.map((i) => i.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })));
+  return instances;
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  upstream = await startLoopbackServer(identityService);
+});
+
+beforeEach(() => {
+  issued.clear();
+  upstream.reset();
+  script = [];
+  delayMs = 150;
+});
+
+afterAll(async () => {
+  await stopAllInstances();
+  await upstream?.close();
+  await redis?.close();
+});
+
+describe('fleet single flight (cache.shared on the Redis store)', () => {
+  // One fleet for the three tests (each token is new); the test that kills an instance runs last.
+  let instances: Instance[];
+  beforeAll(async () => {
+    instances = await fleet();
+  });
+
+  it('costs exactly one upstream call when one new token reaches three processes at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      upstream.reset();
+      const token = issue();
+      const answers = await Promise.all(instances.map((instance) => instance.get(token)));
+      for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { jti: issued.get(token)!.jti } });
+      expect(upstream.requests).toBe(1);
+    }
+    // An unknown token too: one call, and every instance answers the upstream's 401.
+    upstream.reset();
+    const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
+    const refused = await Promise.all(instances.map((instance) => instance.get(unknown)));
+    expect(refused.map((a) => a.status)).toEqual([401, 401, 401]);
+    expect(upstream.requests).toBe(1);
+    const stats = await Promise.all(instances.map((instance) => instance.call<{ flight: { shared: number; holding: number; waiting: number } }>('stats')));
+    expect(stats.reduce((sum, s) => sum + s.flight.shared, 0)).toBeGreaterThanOrEqual(2);
+    for (const s of stats) expect(s.flight).toMatchObject({ holding: 0, waiting: 0 });
+  });
+
+  it('never shares an outage: the holder answers 503, the others ask again and answer 200', async () => {
+    const [a, b, c] = instances;
+    const token = issue();
+    script = ['fail'];
+    delayMs = 300;
+    // The holder's call fails at once; the others arrive while it holds the lock.
+    const first = a.get(token);
+    await within(5000, () => upstream.requests === 1, 'the holder asking the upstream');
+    const [held, ...others] = await Promise.all([first, b.get(token), c.get(token)]);
+    expect(held.status).toBe(503);
+    expect(others.map((o) => o.status)).toEqual([200, 200]);
+    // The failure was not stored: one more call (by the next lock holder) made the verdict the third one read.
+    expect(upstream.requests).toBe(2);
+    // And the instance that saw the outage finds the verdict now, with no call of its own.
+    expect((await a.get(token)).status).toBe(200);
+    expect(upstream.requests).toBe(2);
+  });
+
+  it('answers right after at most one lock lifetime when the lock holder is killed mid-call', async () => {
+    const [a, b, c] = instances;
+    const token = issue();
+    script = ['hang'];
+    const holder = a.get(token).catch(() => undefined);
+    await within(5000, () => upstream.requests === 1, 'the holder asking the upstream');
+    const started = Date.now();
+    const waiting = Promise.all([b.get(token), c.get(token)]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await a.kill();
+    await holder;
+    const answers = await waiting;
+    for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { jti: issued.get(token)!.jti } });
+    // The dead holder's call, then exactly one more once its lock (timeout 1 s + 1 s) expired.
+    expect(upstream.requests).toBe(2);
+    // Bounded by the lock's life (2 s), polling and one call; the request timeout (10 s) is far off.
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+});
+
+describe('the lock and its bounds (one process, real Redis)', () => {
+  const closers: Array<() => void> = [];
+  async function store(prefix: string, kind: 'redis' | 'ioredis' = 'ioredis'): Promise<RedisStore> {
+    let client: RedisClientLike;
+    if (kind === 'ioredis') {
+      const io = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      io.on('error', () => undefined);
+      closers.push(() => io.disconnect());
+      await io.ping(); // connected: the store skips a client that is not ready yet
+      client = io;
+    } else {
+      const node = createClient({ url: redis.url });
+      node.on('error', () => undefined);
+      closers.push(() => node.destroy());
+      await node.connect();
+      client = node;
+    }
+    const made = createRedisStore(client, { prefix, timeout: '500ms' });
+    closers.push(() => made.close());
+    return made;
+  }
+  afterAll(() => {
+    for (const close of closers.reverse()) close();
+  });
+
+  it.each(['redis', 'ioredis'] as const)('releases a lock only for the owner that holds it (%s)', async (kind) => {
+    const s = await store(`lock-${randomUUID().slice(0, 8)}:`, kind);
+    const key = randomBytes(32).toString('hex');
+    await expect(s.claimVerdict(key, 'first', 0.1)).resolves.toEqual({ state: 'mine' });
+    await expect(s.claimVerdict(key, 'second', 5)).resolves.toEqual({ state: 'busy' });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the first holder's lock expired
+    await expect(s.claimVerdict(key, 'second', 5)).resolves.toEqual({ state: 'mine' });
+    await s.releaseVerdict(key, 'first'); // late: must not free the second holder's lock
+    await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({ state: 'busy' });
+    await s.releaseVerdict(key, 'second', { value: '{"ok":false,"code":"invalid_token"}', ttl: 5 });
+    await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({ state: 'verdict', value: '{"ok":false,"code":"invalid_token"}' });
+  });
+
+  it('holds at most maxFlights tokens per process: the rest ask the source directly, waiting for nothing', async () => {
+    const prefix = `bound-${randomUUID().slice(0, 8)}:`;
+    const other = await store(prefix); // another instance, holding the locks of five new tokens
+    const keys = Array.from({ length: 5 }, () => randomBytes(32).toString('hex'));
+    for (const key of keys) await expect(other.claimVerdict(key, 'other-instance', 5)).resolves.toEqual({ state: 'mine' });
+
+    const flight = createSingleFlight(await store(prefix), { lockTtl: 5, maxFlights: 2 });
+    const direct: string[] = [];
+    const runs = keys.map((key) => flight.run(key, {
+      stored: (text) => text,
+      fresh: async () => ({ result: { ok: true, value: 'fresh' } }),
+      alone: async () => 'alone',
+      overflow: async () => {
+        direct.push(key);
+        return 'direct';
+      },
+    }));
+    await within(2000, () => flight.stats().waiting === 2, 'two waiters');
+    expect(flight.stats()).toMatchObject({ waiting: 2, holding: 0, overflow: 3 });
+    expect(direct).toEqual(keys.slice(2)); // over the bound: straight to the source, at once
+    // The holder stores its verdicts: the two waiters take them, with no call of their own.
+    for (const key of keys.slice(0, 2)) await other.releaseVerdict(key, 'other-instance', { value: `verdict-${key}`, ttl: 5 });
+    await expect(Promise.all(runs)).resolves.toEqual([`verdict-${keys[0]}`, `verdict-${keys[1]}`, 'direct', 'direct', 'direct']);
+    expect(flight.stats()).toMatchObject({ waiting: 0, holding: 0, shared: 2 });
+    flight.close();
+  });
+});
