@@ -217,7 +217,7 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
     let holder: DpopHolder;
     const servers: Listening[] = [];
     beforeAll(async () => {
-      issuer = await createTestIssuer({ dpop: true, alg: 'ES256', audience: RESOURCE, claims: 'jwt' } as never);
+      issuer = await createTestIssuer({ dpop: true, alg: 'ES256', audience: RESOURCE });
       holder = issuer.holder!;
     });
     afterEach(async () => {
