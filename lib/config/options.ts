@@ -13,6 +13,7 @@ import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
 import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../keys/introspection-options';
+import type { ResolvedResource, ResourceOptions } from './resource';
 
 export type { KeyOption, JwksKeyOption, UpstreamKeyOption } from '../keys/options';
 export type { IntrospectionOptions, IntrospectMode } from '../keys/introspection-options';
@@ -33,15 +34,18 @@ export interface CacheOptions {
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
-export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
+export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends ResourceOptions {
   /** Key source: `{ secret }`, `{ publicKey }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
   key?: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
   issuer?: string | string[] | false;
   /** Authorization server(s) to discover keys and issuer from (OpenID Connect Discovery, RFC 8414); replaces `key` and `issuer`. */
   issuerBaseURL?: string | string[];
-  /** Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required. */
-  audience: string | string[] | false;
+  /**
+   * Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required unless `resource` is
+   * given, whose URI is then the audience.
+   */
+  audience?: string | string[] | false;
   /** Accepted `alg` values; default inferred from the key. `none` is never accepted. */
   algorithms?: Algorithm[];
   /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068. */
@@ -115,4 +119,8 @@ export interface ResolvedOptions extends KeySourceConfig {
   sharedVerdicts: SharedVerdictStore | undefined;
   /** The introspection settings (keys/introspection-options.ts), when `introspection` is given. */
   introspection: ResolvedIntrospection | undefined;
+  /** The protected resource (`resource` option), if any. */
+  resource: ResolvedResource | undefined;
+  /** Whether the `mtls` option was given (the metadata document then says so). */
+  mtlsConfigured: boolean;
 }

@@ -109,11 +109,18 @@ function invalidIssuer(): TokenAuthError {
 /** Retry-After (seconds) when metadata asked for outside a key fetch cannot be had. */
 const DISCOVERY_RETRY_AFTER = 5;
 
+/** One authorization server's key source, its metadata, and its issuer as discovered. */
+interface IssuerKeySource extends DiscoverySource {
+  /** The discovered issuer; fetches the metadata when none is held (one fetch at a time, one per cooldown). */
+  discoveredIssuer(): Promise<string | undefined>;
+}
+
 /** One authorization server: its metadata, fetched with its key set, and the key set itself. */
-function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): DiscoverySource {
+function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKeySource {
   const closing = new AbortController();
   const urls = metadataUrls(issuer.url);
   let metadata: Metadata | undefined;
+  let askedAt = -Infinity;
 
   async function get(url: string): Promise<{ status: number; text: string }> {
     try {
@@ -207,6 +214,16 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): Discovery
       return key instanceof Promise ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
     },
     metadata: discover,
+    async discoveredIssuer() {
+      // Asked by the unauthenticated metadata route: at most one fetch per cooldown, whoever floods it.
+      const now = config.clock();
+      if (metadata === undefined && discovering === undefined && now - askedAt >= config.cooldown) {
+        askedAt = now;
+        discover().catch(() => undefined);
+      }
+      await discovering?.catch(() => undefined);
+      return metadata?.issuer;
+    },
     close() {
       closing.abort();
       keys.close();
@@ -238,6 +255,13 @@ export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
       return source.keyFor(header, payload);
     },
     metadata: () => sources[0].metadata(),
+    async discoveredIssuers() {
+      const found = await Promise.all(sources.map((source) => source.discoveredIssuer()));
+      return {
+        issuers: found.map((issuer, index) => issuer ?? config.issuers[index].base),
+        final: found.every((issuer) => issuer !== undefined),
+      };
+    },
     close() {
       for (const source of sources) source.close();
     },
