@@ -71,7 +71,10 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
   const timeoutMs = settings.timeout * 1000;
   const closing = new AbortController();
   const breaker = settings.breaker === false ? undefined : new CircuitBreaker(settings.breaker);
-  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
+  // A server that lists no usable endpoint is a configuration fault, not an outage: no call is made, so the
+  // breaker stays shut and every refusal keeps its own reason for onError.
+  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable' &&
+    err.reason !== 'introspection-endpoint-missing' && err.reason !== 'introspection-endpoint-invalid';
   let issuer: string | undefined;
   const bare = (value: string) => (value.endsWith('/') ? value.slice(0, -1) : value);
   const sameBase = (iss: unknown) => typeof iss === 'string' && bare(iss) === bare(settings.server.base);
