@@ -4,7 +4,8 @@ import { createClient } from 'redis';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../lib/redis';
 import { TokenAuthError, type JwtClaims } from '../../lib';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
-import { within } from '../fixtures/fleet';
+import { startInstance, stopAllInstances, within } from '../fixtures/fleet';
+import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 // revoke() against a real redis-server: exp validated, the write all or nothing, a paused Redis answered honestly,
 // and the commands a stalled Redis can hold bounded.
@@ -26,6 +27,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  await stopAllInstances();
   admin?.disconnect();
   await server?.close();
 });
@@ -181,6 +183,28 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
   it('refuses a maxPending that is not a whole number of at least 1', () => {
     for (const maxPending of [0, -1, 1.5, Number.NaN, '10' as never]) {
       expect(() => createRedisStore(appClient(kind), { maxPending })).toThrow(/maxPending/);
+    }
+  });
+});
+
+describe('a fleet (separate processes, Express 5 and 4) after revoke(jti, 1e17)', () => {
+  afterEach(() => stopAllInstances());
+
+  it('refuses on every instance each token revoked after it, and the far-future one too', async () => {
+    const config = { redisUrl: server.url, key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, prefix: `f${randomUUID().slice(0, 8)}:` };
+    const [a, b] = await Promise.all([startInstance({ ...config, express: 5 }), startInstance({ ...config, express: 4 })]);
+    const probe = sign(shapeB());
+    for (const instance of [a, b]) await within(10_000, async () => (await instance.get(probe)).status === 200, 'the instance to load the list');
+    const farClaims = shapeB(undefined, { exp: 1e17 }); // accepted: exp is an integer
+    const tokens = [sign(farClaims), ...Array.from({ length: 3 }, () => sign(shapeB()))];
+    const claims = tokens.map((t) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()) as { jti: string; exp: number });
+    for (const instance of [a, b]) for (const t of tokens) expect((await instance.get(t)).status).toBe(200);
+    await a.call('revoke', { jti: claims[0].jti, exp: claims[0].exp });
+    await a.call('revoke', { jti: claims[1].jti, exp: Number.MAX_VALUE });
+    await b.call('revoke', { jti: claims[2].jti, exp: claims[2].exp });
+    await a.call('revoke', { jti: claims[3].jti, exp: claims[3].exp });
+    for (const instance of [a, b]) {
+      for (const t of tokens) await within(5000, async () => (await instance.get(t)).status === 401, 'every revocation to reach every instance');
     }
   });
 });
