@@ -1,3 +1,5 @@
+import path from 'node:path';
+import ts from 'typescript';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
@@ -91,5 +93,29 @@ describe('verify() hands out frozen claims', () => {
     const again = await auth.verify(token);
     expect(again.scopes).toEqual(['identify']);
     expect(again.jti).toBe(claims.jti);
+  });
+});
+
+describe('the types say so: req.auth, auth.claims(req) and verify() are read-only', () => {
+  const file = path.join(__dirname, '..', 'types', 'frozen.ts');
+  const options: ts.CompilerOptions = {
+    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10, esModuleInterop: true, skipLibCheck: true, types: ['node'],
+  };
+  function diagnostics(source: string): string[] {
+    const host = ts.createCompilerHost(options);
+    const original = host.getSourceFile;
+    host.getSourceFile = (name, version, ...rest) =>
+      path.resolve(name) === path.resolve(file) ? ts.createSourceFile(name, source, version) : original.call(host, name, version, ...rest);
+    return ts.getPreEmitDiagnostics(ts.createProgram([file], options, host)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  }
+
+  it('each marked write is an error, and nothing else is', () => {
+    const source = ts.sys.readFile(file) ?? '';
+    expect(diagnostics(source)).toEqual([]); // an unneeded @ts-expect-error would be an error itself
+    const unmarked = source.replace(/^\s*\/\/ @ts-expect-error.*$/gm, '//');
+    const errors = diagnostics(unmarked);
+    expect(errors).toHaveLength(3);
+    for (const error of errors) expect(error).toMatch(/read-only|only permits reading/);
   });
 });
