@@ -128,7 +128,7 @@ describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) =
     expect(listA.isRevoked('fraction', nowS())).toBe(true);
   });
 
-  it('while Redis is paused, rejects after the timeout with "outcome unknown" (it ran on resume), and this instance refuses the token at once', async () => {
+  it('while Redis is paused, rejects after the timeout with "outcome unknown": it ran on resume, and reached every instance', async () => {
     const { a, listA, listB } = await pair(kind);
     const jti = randomUUID();
     server.pause();
@@ -136,10 +136,9 @@ describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) =
     expect(err).toBeInstanceOf(TokenAuthError);
     expect(err).toMatchObject({ code: 'verification_unavailable', status: 503, reason: 'revoke-outcome-unknown' });
     expect((err as TokenAuthError).headers['Retry-After']).toBe('1');
-    expect(listA.isRevoked(jti, nowS())).toBe(true);
     server.resume();
     // The queued command ran on resume: "nothing was revoked" would have been a lie.
-    await within(5000, () => listB.isRevoked(jti, nowS()) === true, 'the queued revocation to run and reach the follower');
+    await within(5000, () => listA.isRevoked(jti, nowS()) === true && listB.isRevoked(jti, nowS()) === true, 'the queued revocation to run and reach both lists');
     await a.revoke(jti, soon()); // a retry is harmless
   });
 });

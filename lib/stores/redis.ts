@@ -42,7 +42,7 @@ export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictS
    * Revoke a token until its `exp`, given its verified claims (`revoke(auth.claims(req))`, any claims mode; a
    * TypeError when they hold no `jti`) or its `jti` and `exp` (seconds; beyond the year 9999, `Infinity` included,
    * held until then). Stored in Redis and published to every instance in one script (all or nothing), and refused
-   * by this one at once. Rejects with a `verification_unavailable` TokenAuthError (503) when Redis is too slow,
+   * by this one at once once stored. Rejects with a `verification_unavailable` TokenAuthError (503) when Redis is too slow,
    * unreachable or busy: reason `store-busy` (nothing was revoked) or `revoke-outcome-unknown` (it may still take
    * effect). Revoking is idempotent: retry.
    */
@@ -183,10 +183,8 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       try {
         await command(['EVAL', REVOKE_SCRIPT, '1', listKey, jti, String(exp), String(t), channel, JSON.stringify([jti, exp])]);
       } catch (err) {
-        const failure = revokeFailed(err);
-        // It may still be stored and published: this instance refuses the token meanwhile (the safe side).
-        if (failure.reason === 'revoke-outcome-unknown') note(jti, exp);
-        throw failure;
+        // The list changes on success only: a command that runs later publishes, and every instance notes it then.
+        throw revokeFailed(err);
       }
       note(jti, exp);
     },
