@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../lib/redis';
-import { TokenAuthError, type JwtClaims } from '../../lib';
+import request from 'supertest';
+import { createTokenAuth, TokenAuthError, type JwtClaims } from '../../lib';
+import { createTestIssuer } from '../../lib/testing';
+import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { listen } from '../fixtures/listen';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
 import { startInstance, stopAllInstances, within } from '../fixtures/fleet';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
@@ -183,6 +187,38 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
     for (const maxPending of [0, -1, 1.5, Number.NaN, '10' as never]) {
       expect(() => createRedisStore(appClient(kind), { maxPending })).toThrow(/maxPending/);
     }
+  });
+});
+
+describe.each(EXPRESS_VERSIONS)('DPoP requests while Redis is paused, through %s', (_name, express) => {
+  it('past maxPending commands waiting, answers 503 without sending anything to the client; 200 again after resume', async () => {
+    const issuer = await createTestIssuer({ dpop: true, alg: 'ES256' });
+    cleanups.push(() => issuer.close());
+    const holder = issuer.holder!;
+    const s = store('ioredis', `d${randomUUID().slice(0, 8)}:`, { maxPending: 5 });
+    const causes: string[] = [];
+    const auth = createTokenAuth({ ...issuer.options, dpop: { replay: s }, onError: (err) => void causes.push((err.cause as Error | undefined)?.name ?? String(err.reason)) });
+    const app = express();
+    app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+      res.json({ ok: true });
+    });
+    const listening = await listen(app);
+    cleanups.push(() => listening.close());
+    const token = issuer.sign();
+    const call = () => request(listening.origin).get('/me').set({ Authorization: `DPoP ${token}`, DPoP: holder.proof({ method: 'GET', url: `${listening.origin}/me`, token }) });
+    await within(5000, async () => (await call()).status === 200, 'the store to answer');
+
+    server.pause();
+    const first = await Promise.all(Array.from({ length: 5 }, call)); // these wait the store's timeout
+    const later = await Promise.all(Array.from({ length: 20 }, call)); // the 5 still wait in the client: refused at once
+    for (const res of [...first, ...later]) {
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
+    }
+    expect(causes.filter((c) => c === 'StoreTimeoutError')).toHaveLength(5);
+    expect(causes.filter((c) => c === 'StoreBusyError')).toHaveLength(20);
+    server.resume();
+    await within(5000, async () => (await call()).status === 200, 'DPoP requests to pass again');
   });
 });
 
