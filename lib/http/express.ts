@@ -7,9 +7,10 @@ declare global {
     interface Request {
       /**
        * Claims of the verified access token, set by `requireVerifiedUser` / `optionalVerifiedUser`. Typed by what
-       * every claims mode guarantees; `auth.claims(req)` gives the type of the TokenAuth's own mode.
+       * every claims mode guarantees; `auth.claims(req)` gives the type of the TokenAuth's own mode. Deep-frozen at
+       * run time (every request with the same token shares them), so typed read-only: keep your own data elsewhere.
        */
-      auth?: JwtClaims;
+      auth?: Readonly<JwtClaims>;
     }
   }
 }

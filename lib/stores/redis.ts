@@ -6,7 +6,9 @@ import type { ReplayStore } from '../dpop/replay';
 import type { RevocationList, RevocationStats, RevocationStore } from '../verify/revocation';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { VerdictClaim, VerdictLockStore } from '../verify/single-flight';
+import { boundedCommands } from './bounded-commands';
 import { redisConnection, type RedisClientLike, type Subscriber } from './redis-client';
+import { REVOKE_SCRIPT, revocationOf, revokeFailed, type RevocableClaims } from './revoke';
 
 /**
  * `express-verified-user/redis` (docs/fleet.md): the state a fleet shares, in the app's own Redis. One store serves the
@@ -28,29 +30,29 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Longest wait for one Redis command before it counts as unreachable (default 1 s). */
   timeout?: Duration;
+  /**
+   * Most of the store's commands waiting on the client at once (default 1 000), those it stopped waiting for
+   * included: the client keeps them queued while Redis stalls. Beyond it a command fails at once without being
+   * sent (DPoP → 503, shared verdicts skipped, `revoke()` rejects with reason `store-busy`).
+   */
+  maxPending?: number;
 }
 
 /** The shared store: every seam a fleet needs, plus revoking and closing. */
 export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictStore, VerdictLockStore {
   /**
-   * Revoke a token by its `jti` until its `exp` (seconds): stored in Redis, published to every instance, and
-   * refused by this one at once. Rejects when Redis cannot be reached (nothing was revoked then).
+   * Revoke a token until its `exp`, given its verified claims (`revoke(auth.claims(req))`, any claims mode; a
+   * TypeError when they hold no `jti`) or its `jti` and `exp` (seconds; beyond the year 9999, `Infinity` included,
+   * held until then). Stored in Redis and published to every instance in one script (all or nothing), and refused
+   * by this one at once once stored. Rejects with a `verification_unavailable` TokenAuthError (503) when Redis is too slow,
+   * unreachable or busy: reason `store-busy` (nothing was revoked) or `revoke-outcome-unknown` (it may still take
+   * effect). Revoking is idempotent: retry.
    */
+  revoke(claims: RevocableClaims): Promise<void>;
   revoke(jti: string, exp: number): Promise<void>;
   /** Close the connection this store opened for pub/sub (never the app's client) and stop its timers. */
   close(): void;
 }
-
-// Stores the revocation, drops what has expired, keeps the key alive as long as its last entry, and publishes it,
-// in one round trip. ARGV: jti, exp, now, channel, message.
-const REVOKE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if (not old) or tonumber(old) < tonumber(ARGV[2]) then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) end
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('EXPIREAT', KEYS[1], math.ceil(tonumber(last[2])) + 1)
-redis.call('PUBLISH', ARGV[4], ARGV[5])
-return 1`;
 
 // The live part of the list as a flat array of strings (member, score, …), whatever protocol the client speaks.
 const LOAD = `return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')`;
@@ -86,28 +88,17 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
   if (tag !== -1 && prefix[tag + 1] === '}') throw new TypeError('express-verified-user/redis: option "prefix" must not start a hash tag with "{}"');
   const timeoutMs = (opts.timeout === undefined ? 1 : parseDuration(opts.timeout, 'timeout')) * 1000;
   if (!(timeoutMs > 0)) throw new TypeError('express-verified-user/redis: option "timeout" must be more than zero');
+  const maxPending = opts.maxPending ?? 1000;
+  if (!Number.isSafeInteger(maxPending) || maxPending < 1) {
+    throw new TypeError('express-verified-user/redis: option "maxPending" must be a whole number of commands, at least 1');
+  }
   const listKey = `${prefix}revoked`;
   // The hash in braces is the key's Cluster hash tag: a verdict and its lock always share a slot, whatever the prefix.
   const verdictKey = (key: string) => `${prefix}verdict:{${key}}`;
   const millis = (seconds: number) => String(Math.max(1, Math.round(seconds * 1000)));
   const channel = `${prefix}revoked`;
-
-  /** One command, bounded in time: a queued command that outlasts the timeout counts as unreachable. */
-  function command(args: string[]): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('redis command timed out')), timeoutMs);
-      redis.command(args).then(
-        (reply) => {
-          clearTimeout(timer);
-          resolve(reply);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err instanceof Error ? err : new Error('redis command failed'));
-        },
-      );
-    });
-  }
+  // Every command goes through this: bounded in time, and in number while Redis stalls.
+  const command = boundedCommands(redis, timeoutMs, maxPending).run;
 
   // ---- revocation: a local copy of the list, loaded whole and kept current by pub/sub ----
   const revoked = new Map<string, number>();
@@ -205,12 +196,16 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       return { ...list, unfollow: () => void followers.delete(report) };
     },
 
-    async revoke(jti, exp) {
-      if (typeof jti !== 'string' || jti === '') throw new TypeError('express-verified-user/redis: revoke(jti, exp) needs a non-empty jti');
-      if (typeof exp !== 'number' || !Number.isFinite(exp)) throw new TypeError('express-verified-user/redis: revoke(jti, exp) needs exp in seconds');
+    async revoke(target: RevocableClaims | string, maybeExp?: number) {
+      const { jti, exp } = revocationOf(target, maybeExp);
       const t = Math.floor(now());
       if (!(exp > t)) return; // already expired: nothing left to refuse
-      await command(['EVAL', REVOKE, '1', listKey, jti, String(exp), String(t), channel, JSON.stringify([jti, exp])]);
+      try {
+        await command(['EVAL', REVOKE_SCRIPT, '1', listKey, jti, String(exp), String(t), channel, JSON.stringify([jti, exp])]);
+      } catch (err) {
+        // The list changes on success only: a command that runs later publishes, and every instance notes it then.
+        throw revokeFailed(err);
+      }
       note(jti, exp);
     },
 
