@@ -21,7 +21,7 @@ export type { Algorithm } from './keys/algorithms';
 export type { ClaimsMode, ClaimsOf, JwtClaims, AccessTokenClaims, ClaimsValidator } from './token/claim-modes';
 export type { ScopeClaimOption } from './token/scope-claim';
 export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientCertificate } from './dpop/options';
-export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';
+export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';
 export type { RevocationStore, RevocationList, RevocationStats } from './verify/revocation';
 export type { SharedVerdictStore } from './verify/shared-verdicts';
 export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';

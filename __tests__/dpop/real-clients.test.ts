@@ -10,7 +10,7 @@ import { listen, type Listening } from '../fixtures/listen';
 // both ESM-only, so spawned.
 jest.setTimeout(30_000);
 
-const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA';
+const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
 const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", Bearer realm="api"`;
 
 interface Proof { authorization: string; dpop: string }
@@ -19,6 +19,8 @@ interface Answer { status: number; headers: Record<string, string>; body: string
 let server: AuthorizationServer;
 let client: JsonLineChild;
 let token: string;
+/** A token oidc-provider bound to an Ed25519 key of the client: oauth4webapi names its proofs' alg `Ed25519`. */
+let edToken: string;
 
 beforeAll(async () => {
   server = await startAuthorizationServer({ dpop: true });
@@ -28,6 +30,10 @@ beforeAll(async () => {
   expect(issued.error).toBeUndefined();
   expect(issued.tokenType.toLowerCase()).toBe('dpop');
   token = issued.token;
+  const ed = await client.ask<{ token: string; jwk: { crv: string }; error?: string }>({ op: 'token', issuer, clientId, clientSecret, resource, alg: 'Ed25519' });
+  expect(ed.error).toBeUndefined();
+  expect(ed.jwk.crv).toBe('Ed25519');
+  edToken = ed.token;
 });
 
 afterAll(async () => {
@@ -74,6 +80,27 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
     expect(answer.retried).toBe(false);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ client: 'dpop-client' });
+  });
+
+  it('accepts the library\'s Ed25519 proofs, whose alg is "Ed25519" (RFC 9864), and names it in algs', async () => {
+    const origin = await serve();
+    const sample = await proofFor('GET', `${origin}/orders`, edToken);
+    expect(JSON.parse(Buffer.from(sample.dpop.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'Ed25519', jwk: { kty: 'OKP', crv: 'Ed25519' } });
+    await request(origin).get('/orders').set({ Authorization: sample.authorization, DPoP: sample.dpop }).expect(200);
+    const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token: edToken });
+    expect(answer.error).toBeUndefined();
+    expect(answer.status).toBe(200);
+    const missing = await request(origin).get('/orders');
+    expect(missing.headers['www-authenticate']).toContain(' EdDSA Ed25519"');
+  });
+
+  it('accepts Ed25519 wherever EdDSA is accepted: algorithms [\'EdDSA\'] brings it along', async () => {
+    const origin = await serve({ algorithms: ['EdDSA'] });
+    const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token: edToken });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['www-authenticate']).toBeUndefined();
+    const missing = await request(origin).get('/orders');
+    expect(missing.headers['www-authenticate']).toBe('DPoP realm="api", algs="EdDSA Ed25519", Bearer realm="api"');
   });
 
   it('serves the library its nonce: use_dpop_nonce first, then 200 on its retry', async () => {

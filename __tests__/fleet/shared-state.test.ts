@@ -111,6 +111,30 @@ describe('DPoP single use across processes', () => {
     }
   });
 
+  it('refuses a replay at an instance 1.5 s behind (inside clockTolerance) after the first one\'s window has passed', async () => {
+    const holder = createDpopHolder('ES256');
+    const secret = 'x'.repeat(40);
+    const config = { ...upstreamConfig(5, false), key: { secret }, dpop: true, trustProxy: true, iatWindow: '1s' };
+    const [ahead, behind] = await Promise.all([startInstance(config), startInstance({ ...config, clockOffset: -1.5 })]);
+    await Promise.all([ahead, behind].map(connected));
+    const token = signToken(shapeB(Math.floor(Date.now() / 1000), { cnf: { jkt: holder.jkt } }), secret, 'HS256');
+    const front = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.test' };
+    const send = (instance: Instance, proof: string) => instance.get(token, { ...front, Authorization: `DPoP ${token}`, DPoP: proof });
+    const proofAt = (iat: number) => holder.proof({ method: 'GET', url: 'https://api.example.test/me', token, claims: { iat } });
+    expect((await send(behind, proofAt(Math.floor(Date.now() / 1000) - 1))).status).toBe(200); // its clock takes it
+
+    const iat = Math.floor(Date.now() / 1000);
+    const proof = proofAt(iat);
+    expect((await send(ahead, proof)).status).toBe(200);
+    expect((await send(behind, proof)).status).toBe(401);
+    // Past iat + iatWindow by the first instance's clock: a key that lived only that long would be gone, while the
+    // instance 1.5 s behind still takes the proof's iat until its own clock reads iat + 1.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, (iat + 1) * 1000 + 100 - Date.now())));
+    const replay = await send(behind, proof);
+    expect(replay.status).toBe(401);
+    expect(JSON.parse(replay.body)).toEqual({ status: 'error', message: 'Invalid DPoP proof' });
+  });
+
   it('throws when Redis is unreachable, so that the proof check can answer 503', async () => {
     const [a] = await Promise.all([startInstance({ ...upstreamConfig(4), storeTimeout: '300ms' })]);
     await connected(a);

@@ -7,7 +7,7 @@ import { createDpopHolder, createTestIssuer, type DpopHolder, type TestIssuer } 
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen, type Listening } from '../fixtures/listen';
 
-const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA';
+const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
 const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", Bearer realm="api"`;
 const PROOF_BODY = { status: 'error', message: 'Invalid DPoP proof' };
 const NONCE_SECRET = 'a-nonce-secret-of-at-least-32-bytes-long';
@@ -76,6 +76,14 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
       const token = issuer.sign();
       const proof = holder.proof({ method: 'GET', url: `${origin}/me`, token, claims: { htu: `${origin.toUpperCase()}/./x/../%6De` } });
       await request(origin).get('/me').set(dpopHeaders(token, proof)).expect(200);
+    });
+
+    it('ignores a query or fragment in htu (RFC 9449 §4.3 (9))', async () => {
+      const { origin } = await serve({ dpop: {} });
+      const token = issuer.sign();
+      for (const htu of [`${origin}/me?page=2`, `${origin}/me#top`, `${origin}/me?page=2#top`]) {
+        await request(origin).get('/me?page=2').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token, claims: { htu } }))).expect(200);
+      }
     });
 
     it('accepts EdDSA, RS256 and PS256 proofs', async () => {
@@ -213,7 +221,7 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
     it('with another host in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: 'http://other.example/me' } }))));
     it('with another path in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: `${origin}/you` } }))));
     it('with userinfo in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: origin.replace('//', '//user@') + '/me' } }))));
-    it('with a query in htu', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: `${origin}/me?page=2` } }))));
+    it('with another path in htu, a query beside it', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { htu: `${origin}/you?page=2` } }))));
     it('with iat before the window', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { iat: now - 61 } }))));
     it('with iat in the future', () => expectProofRefused(origin, dpopHeaders(token, good({ claims: { iat: now + 30 } }))));
     it('with ath of another token', () => expectProofRefused(origin, dpopHeaders(token, good({ token: issuer.sign() }))));
@@ -322,14 +330,61 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
   });
 
   describe('the replay store', () => {
-    it('is asked once per proof with a 43-character id that lives until iat + iatWindow', async () => {
-      const calls: Array<[string, number]> = [];
+    it('is asked once per proof with a 43-character id that lives until iat + iatWindow + clockTolerance, and the key', async () => {
+      const calls: Array<[string, number, string | undefined]> = [];
       const inner = createMemoryReplayStore();
-      const store: ReplayStore = { claimOnce: (id, expiresAt) => (calls.push([id, expiresAt]), inner.claimOnce(id, expiresAt)) };
-      const { origin } = await serve({ dpop: { replay: store, iatWindow: '30s' } });
+      const store: ReplayStore = { claimOnce: (id, expiresAt, jkt) => (calls.push([id, expiresAt, jkt]), inner.claimOnce(id, expiresAt, jkt)) };
+      const { origin } = await serve({ dpop: { replay: store, iatWindow: '30s' }, clockTolerance: '7s' });
       const token = issuer.sign();
       await request(origin).get('/me').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token }))).expect(200);
-      expect(calls).toEqual([[expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), now + 30]]);
+      expect(calls).toEqual([[expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), now + 37, holder.jkt]]);
+    });
+
+    it('refuses a replay at exactly iat + iatWindow, the last second the proof is accepted', async () => {
+      const { origin } = await serve({ dpop: { iatWindow: '30s', replay: createMemoryReplayStore({ clock }) }, clockTolerance: 0 });
+      const token = issuer.sign({ exp: now + 300 });
+      const proof = holder.proof({ method: 'GET', url: `${origin}/me`, token });
+      await request(origin).get('/me').set(dpopHeaders(token, proof)).expect(200);
+      now += 30;
+      await expectProofRefused(origin, dpopHeaders(token, proof));
+      now += 1;
+      await expectProofRefused(origin, dpopHeaders(token, proof)); // now refused by iat
+    });
+
+    it('keeps time by the TokenAuth\'s clock: with clock 120 s behind, a proof is accepted once only', async () => {
+      now = Math.floor(Date.now() / 1000) - 120;
+      const { origin } = await serve({ dpop: {} });
+      const token = issuer.sign();
+      const proof = holder.proof({ method: 'GET', url: `${origin}/me`, token });
+      await request(origin).get('/me').set(dpopHeaders(token, proof)).expect(200);
+      await expectProofRefused(origin, dpopHeaders(token, proof));
+      await expectProofRefused(origin, dpopHeaders(token, proof));
+    });
+
+    it('gives one proof key only its share: a key flooding a store of 1 000 gets 503 after 100, others keep 200', async () => {
+      const reasons = new Set<string | undefined>();
+      const { origin } = await serve({ dpop: { replay: createMemoryReplayStore({ max: 1000, clock }) }, onError: (err) => reasons.add(err.reason) });
+      const token = issuer.sign();
+      const other = createDpopHolder('ES256', clock);
+      const otherToken = issuer.sign({ cnf: { jkt: other.jkt } });
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 1000; sent += 50) {
+        const batch = Array.from({ length: 50 }, () => request(origin).get('/me').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token }))));
+        statuses.push(...(await Promise.all(batch)).map((res) => res.status));
+      }
+      expect(statuses.filter((status) => status === 200)).toHaveLength(100);
+      expect(statuses.filter((status) => status === 503)).toHaveLength(900);
+      const refused = await request(origin).get('/me').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token })));
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
+      expect(refused.headers['retry-after']).toBe('5');
+      expect([...reasons]).toEqual(['dpop:replay-share']);
+      for (let i = 0; i < 20; i++) {
+        await request(origin).get('/me').set(dpopHeaders(otherToken, other.proof({ method: 'GET', url: `${origin}/me`, token: otherToken }))).expect(200);
+      }
+      // Its share comes back as its proofs expire (iat + iatWindow + clockTolerance, then one second on).
+      now += 66;
+      await request(origin).get('/me').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token }))).expect(200);
     });
 
     it('answers 503 when the store throws or rejects', async () => {

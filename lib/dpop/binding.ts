@@ -10,6 +10,7 @@ import { checkCertificateBinding } from './mtls';
 import { createNonceIssuer } from './nonce';
 import type { ResolvedDpop, ResolvedMtls } from './options';
 import { checkProof, invalidProof, normaliseUri } from './proof';
+import { createMemoryReplayStore, ReplayShareExhausted, type ReplayStore } from './replay';
 import { isObject, isThenable, type MaybePromise } from '../base/values';
 
 /**
@@ -56,27 +57,31 @@ function requestUri(req: Request): string | undefined {
   const end = url.search(/[?#]/);
   const path = end < 0 ? url : url.slice(0, end);
   if (!path.startsWith('/')) return undefined;
-  return normaliseUri(`${req.protocol}://${host}${path}`)?.uri;
+  return normaliseUri(`${req.protocol}://${host}${path}`);
 }
 
-const STORE_DOWN = (cause: unknown) => new TokenAuthError('verification_unavailable', { reason: 'dpop:replay-store', cause, retryAfter: 5 });
+/** 503 when single use cannot be promised: the store is down or full, or this proof key holds its whole share. */
+const STORE_DOWN = (cause: unknown) => new TokenAuthError('verification_unavailable', {
+  reason: cause instanceof ReplayShareExhausted ? 'dpop:replay-share' : 'dpop:replay-store', cause, retryAfter: 5,
+});
 
 /** Build the sender-constraint step of one TokenAuth. */
 export function createSenderConstraint(config: SenderConstraintConfig): SenderConstraint {
   const { dpop, mtls, clock, clockTolerance } = config;
   const nonces = dpop?.nonce === undefined ? undefined : createNonceIssuer(dpop.nonce.secret, dpop.nonce.lifetime);
+  // The default store keeps time by this TokenAuth's clock, the one the proof's `iat` is checked against.
+  const replay = dpop?.replay ?? createMemoryReplayStore({ clock });
 
   /** RFC 9449 §4.3 on the request's proof, then the binding, the nonce and single use. */
-  function checkDpop(req: Request, token: string, jkt: unknown, claims: VerifiedClaims, settings: ResolvedDpop): MaybePromise<VerifiedClaims> {
+  function checkDpop(req: Request, token: string, jkt: string, claims: VerifiedClaims, settings: ResolvedDpop, store: ReplayStore): MaybePromise<VerifiedClaims> {
     const proof = proofField(req);
     if (proof === undefined) throw invalidProof('header');
     const uri = requestUri(req);
     if (uri === undefined) throw invalidProof('request-uri');
     const now = clock();
     const checked = checkProof(proof, {
-      method: req.method, uri, token, now, iatWindow: settings.iatWindow, clockTolerance, algorithms: settings.algorithms,
+      method: req.method, uri, jkt, token, now, iatWindow: settings.iatWindow, clockTolerance, algorithms: settings.algorithms,
     });
-    if (checked.jkt !== jkt) throw invalidProof('jkt');
     if (nonces !== undefined) {
       const next = nonces.current(now);
       if (!nonces.accepts(checked.nonce, now)) {
@@ -86,9 +91,12 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       req.res?.setHeader('DPoP-Nonce', next);
     }
     const id = createHash('sha256').update(`${checked.jkt}.${checked.jti}`).digest('base64url');
+    // Remembered as long as any instance could accept the proof: one whose clock is up to clockTolerance behind
+    // takes it until its own clock reads iat + iatWindow (both edges inclusive).
+    const expiresAt = Math.ceil(checked.iat + settings.iatWindow + clockTolerance);
     let first: boolean | Promise<boolean>;
     try {
-      first = settings.replay.claimOnce(id, Math.ceil(checked.iat + settings.iatWindow));
+      first = store.claimOnce(id, expiresAt, checked.jkt);
     } catch (err) {
       throw STORE_DOWN(err);
     }
@@ -129,7 +137,7 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
         return claims;
       }
       if (typeof bound.jkt !== 'string') throw new TokenAuthError('invalid_token', { reason: 'dpop:token-not-bound' });
-      return checkDpop(req, token, bound.jkt, claims, dpop);
+      return checkDpop(req, token, bound.jkt, claims, dpop, replay);
     },
 
     challenge(err, req, context) {

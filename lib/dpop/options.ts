@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import { parseDuration, type Duration } from '../base/duration';
-import { createMemoryReplayStore, type ReplayStore } from './replay';
+import type { ReplayStore } from './replay';
 import { optionError } from '../base/option-error';
 
 /** Proof algorithms this package can check (RFC 9449 §4.2: asymmetric only; never HS* or `none`). */
@@ -11,7 +11,7 @@ export const DPOP_ALGORITHMS = [
   'ES256', 'ES384', 'ES512',
   'RS256', 'RS384', 'RS512',
   'PS256', 'PS384', 'PS512',
-  'EdDSA',
+  'EdDSA', 'Ed25519',
 ] as const;
 
 /** One of DPOP_ALGORITHMS. */
@@ -31,11 +31,15 @@ export interface DpopOptions {
   required?: boolean;
   /** How far a proof's `iat` may lie in the past (default 60 s); `jti`s are remembered that long. */
   iatWindow?: Duration;
-  /** Proof algorithms accepted (default: all of DPOP_ALGORITHMS). */
+  /** Proof algorithms accepted (default: all of DPOP_ALGORITHMS); `EdDSA` brings `Ed25519` (RFC 9864) along. */
   algorithms?: DpopAlgorithm[];
   /** Require server nonces. */
   nonce?: DpopNonceOptions;
-  /** Where used proof ids are remembered (default: in this process, bounded). A fleet passes a shared store. */
+  /**
+   * Where used proof ids are remembered (default: in this process, 100 000 at most and a tenth of that per proof
+   * key, on this TokenAuth's `clock`; `createMemoryReplayStore` makes one with other bounds). A fleet passes a
+   * shared store.
+   */
   replay?: ReplayStore;
 }
 
@@ -56,7 +60,8 @@ export interface ResolvedDpop {
   /** The `algs` value of the DPoP challenge. */
   algs: string;
   nonce: { secret: Buffer; lifetime: number } | undefined;
-  replay: ReplayStore;
+  /** The store given; undefined for the in-process one, which the binding step builds on the TokenAuth's clock. */
+  replay: ReplayStore | undefined;
 }
 
 /** `mtls` after validation. */
@@ -97,17 +102,19 @@ export function resolveDpop(value: unknown): ResolvedDpop | undefined {
     for (const alg of dpop.algorithms) {
       if (!(DPOP_ALGORITHMS as readonly unknown[]).includes(alg)) optionError(`option "dpop.algorithms" holds ${JSON.stringify(alg)}; proofs need one of ${DPOP_ALGORITHMS.join(', ')}`);
     }
-    algorithms = [...new Set(dpop.algorithms as string[])];
+    // RFC 9864: `Ed25519` is the fully-specified name of EdDSA with Ed25519 (oauth4webapi signs with it).
+    const listed = dpop.algorithms as string[];
+    algorithms = [...new Set(listed.includes('EdDSA') ? [...listed, 'Ed25519'] : listed)];
   }
-  const replay = dpop.replay ?? createMemoryReplayStore();
-  if (typeof (replay as ReplayStore).claimOnce !== 'function') optionError('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
+  const replay = dpop.replay;
+  if (replay !== undefined && typeof (replay as ReplayStore).claimOnce !== 'function') optionError('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
   return {
     required: dpop.required === true,
     iatWindow,
     algorithms: new Set(algorithms),
     algs: algorithms.join(' '),
     nonce: resolveNonce(dpop.nonce),
-    replay: replay as ReplayStore,
+    replay: replay as ReplayStore | undefined,
   };
 }
 

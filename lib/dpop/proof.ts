@@ -1,4 +1,5 @@
-// One DPoP proof JWT checked against its request (RFC 9449 §4.3): header, key, signature, htm, htu, iat, ath.
+// One DPoP proof JWT checked against its request and token (RFC 9449 §4.3): header, key, thumbprint, signature,
+// htm, htu, iat, ath.
 import { constants, createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { TokenAuthError } from '../base/errors';
@@ -19,6 +20,8 @@ export interface ProofContext {
   method: string;
   /** The request URI without query and fragment, already normalised (`normaliseUri`). */
   uri: string;
+  /** The token's `cnf.jkt`: the proof's key must have this thumbprint (checked before the signature). */
+  jkt: string;
   /** The access token sent with the proof, for `ath`. */
   token: string;
   now: number;
@@ -47,6 +50,13 @@ const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
   OKP: ['crv', 'kty', 'x'],
 };
 const EC_CURVE: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' };
+/**
+ * RSA proof keys: the modulus 2048 to 4096 bits, the public exponent at most 65537. Verifying costs with both, and
+ * the key is the client's choice: a 16 384-bit modulus or a 3 064-bit exponent made one proof cost 12 to 60 times
+ * an ES256 one.
+ */
+const RSA_MODULUS_BITS = { min: 2048, max: 4096 };
+const RSA_MAX_EXPONENT = 65537;
 
 /** A refused proof: 401 `invalid_dpop_proof`; `reason` is for logs only. */
 export function invalidProof(reason: string): TokenAuthError {
@@ -78,24 +88,43 @@ function decodeSegment(segment: string, what: string): Record<string, unknown> {
   return value;
 }
 
-/** Whether a public key is the kind `alg` needs (no key confusion, no weak RSA). */
-function keyFits(alg: string, jwk: Record<string, unknown>, key: KeyObject): boolean {
+/** The bit length of a base64url big-endian unsigned integer (a JWK member), leading zero bytes ignored. */
+function bitLength(member: string): number {
+  const bytes = Buffer.from(member, 'base64url');
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return i === bytes.length ? 0 : (bytes.length - i - 1) * 8 + (32 - Math.clz32(bytes[i]));
+}
+
+/** Whether an RSA `jwk` is inside the bounds, read from its members before any key is built from them. */
+function rsaWithinBounds(jwk: Record<string, unknown>): boolean {
+  const bits = bitLength(jwk.n as string);
+  if (bits < RSA_MODULUS_BITS.min || bits > RSA_MODULUS_BITS.max) return false;
+  if (bitLength(jwk.e as string) > 17) return false;
+  const e = Number.parseInt(Buffer.from(jwk.e as string, 'base64url').toString('hex'), 16);
+  return e >= 3 && e <= RSA_MAX_EXPONENT && e % 2 === 1;
+}
+
+/** Whether a public key is the kind `alg` needs (no key confusion; RSA bounds were checked on the jwk). */
+function keyFits(alg: string, jwk: Record<string, unknown>): boolean {
   if (alg.startsWith('ES')) return jwk.kty === 'EC' && jwk.crv === EC_CURVE[alg];
-  if (alg.startsWith('RS') || alg.startsWith('PS')) {
-    return jwk.kty === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;
-  }
+  if (alg.startsWith('RS') || alg.startsWith('PS')) return jwk.kty === 'RSA';
+  // RFC 9864: `Ed25519` names the Ed25519 case of `EdDSA` alone.
+  if (alg === 'Ed25519') return jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
   return alg === 'EdDSA' && jwk.kty === 'OKP' && (jwk.crv === 'Ed25519' || jwk.crv === 'Ed448');
 }
 
 /**
- * RFC 9449 §4.3 checks 3–6 on the header: `typ`, an asymmetric `alg`, a public `jwk` that fits it. `fresh` is
- * true when the header was not in the cache: the caller adds it once the signature has verified, so unsigned
- * junk cannot push the keys of real clients out.
+ * RFC 9449 §4.3 checks 3–6 on the header: `typ`, an asymmetric `alg`, a public `jwk` that fits it, whose
+ * thumbprint is the token's `cnf.jkt` (checked before any key is built, so a key the token is not bound to costs
+ * a hash, never a signature check). `fresh` is true when the header was not in the cache: the caller adds it once
+ * the signature has verified, so unsigned junk cannot push the keys of real clients out.
  */
-function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey & { fresh: boolean } {
+function readHeader(segment: string, algorithms: ReadonlySet<string>, boundTo: string): ProofKey & { fresh: boolean } {
   const known = knownHeaders.get(segment);
   if (known !== undefined) {
     if (!algorithms.has(known.alg)) throw invalidProof('alg');
+    if (known.jkt !== boundTo) throw invalidProof('jkt');
     return { ...known, fresh: false };
   }
   const header = decodeSegment(segment, 'header');
@@ -107,18 +136,21 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey 
   if (!isObject(jwk) || typeof jwk.kty !== 'string' || THUMBPRINT_MEMBERS[jwk.kty] === undefined) throw invalidProof('jwk');
   if (PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined)) throw invalidProof('jwk-private');
   if (THUMBPRINT_MEMBERS[jwk.kty].some((m) => typeof jwk[m] !== 'string')) throw invalidProof('jwk');
+  const jkt = jwkThumbprint(jwk);
+  if (jkt !== boundTo) throw invalidProof('jkt');
+  if (jwk.kty === 'RSA' && !rsaWithinBounds(jwk)) throw invalidProof('jwk-rsa-size');
   let key: KeyObject;
   try {
     key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
   } catch {
     throw invalidProof('jwk');
   }
-  if (key.type !== 'public' || !keyFits(alg, jwk, key)) throw invalidProof('jwk-alg');
-  return { alg, key, jkt: jwkThumbprint(jwk), fresh: true };
+  if (key.type !== 'public' || !keyFits(alg, jwk)) throw invalidProof('jwk-alg');
+  return { alg, key, jkt, fresh: true };
 }
 
 function signatureIsGood(alg: string, key: KeyObject, input: Buffer, signature: Buffer): boolean {
-  const hash = alg === 'EdDSA' ? null : `sha${alg.slice(2)}`;
+  const hash = alg === 'EdDSA' || alg === 'Ed25519' ? null : `sha${alg.slice(2)}`;
   try {
     if (alg.startsWith('ES')) return verify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
     if (alg.startsWith('PS')) {
@@ -133,10 +165,10 @@ function signatureIsGood(alg: string, key: KeyObject, input: Buffer, signature: 
 /**
  * RFC 3986 §6 normalisation of an http(s) URI, for comparing `htu`: scheme and host lower-cased, the default
  * port dropped, dot segments removed, an empty path as `/` (all by the WHATWG parser), then percent-encodings
- * upper-cased and those of unreserved characters decoded. Returns the URI without query and fragment and
- * whether it had any; undefined when it is not an http(s) URI.
+ * upper-cased and those of unreserved characters decoded. Returns the URI without query and fragment (RFC 9449
+ * §4.3 (9): they are ignored); undefined when it is not an http(s) URI.
  */
-export function normaliseUri(uri: string): { uri: string; extra: boolean } | undefined {
+export function normaliseUri(uri: string): string | undefined {
   let url: URL;
   try {
     url = new URL(uri);
@@ -149,7 +181,7 @@ export function normaliseUri(uri: string): { uri: string; extra: boolean } | und
     const char = String.fromCharCode(parseInt(escape.slice(1), 16));
     return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
   });
-  return { uri: `${url.protocol}//${url.host}${path}`, extra: uri.includes('?') || uri.includes('#') };
+  return `${url.protocol}//${url.host}${path}`;
 }
 
 /** base64url(SHA-256(token)): the `ath` a proof must carry for this token. */
@@ -166,7 +198,7 @@ export function checkProof(proof: string, context: ProofContext): CheckedProof {
   const first = proof.indexOf('.');
   const second = proof.indexOf('.', first + 1);
   const segment = proof.slice(0, first);
-  const { alg, key, jkt, fresh } = readHeader(segment, context.algorithms);
+  const { alg, key, jkt, fresh } = readHeader(segment, context.algorithms, context.jkt);
   const signature = Buffer.from(proof.slice(second + 1), 'base64url');
   if (!signatureIsGood(alg, key, Buffer.from(proof.slice(0, second)), signature)) throw invalidProof('signature');
   // A flat copy of the segment: a slice would keep the whole proof alive in the cache.
@@ -177,7 +209,7 @@ export function checkProof(proof: string, context: ProofContext): CheckedProof {
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw invalidProof('jti');
   if (htm !== context.method) throw invalidProof('htm');
   const target = typeof htu === 'string' ? normaliseUri(htu) : undefined;
-  if (target === undefined || target.extra || target.uri !== context.uri) throw invalidProof('htu');
+  if (target === undefined || target !== context.uri) throw invalidProof('htu');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw invalidProof('iat');
   if (iat < context.now - context.iatWindow || iat > context.now + context.clockTolerance) throw invalidProof('iat-window');
   if (typeof ath !== 'string' || ath !== accessTokenHash(context.token)) throw invalidProof('ath');

@@ -210,7 +210,8 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
     },
 
     async claimOnce(id, expiresAt) {
-      const ms = Math.max(1, Math.ceil(expiresAt * 1000 - Date.now()));
+      // Held through expiresAt inclusive (the binding step adds the clock tolerance to it): gone only after.
+      const ms = Math.max(1, Math.floor(expiresAt * 1000 - Date.now()) + 1);
       const reply = await command(['SET', `${prefix}dpop:${id}`, '1', 'PX', String(ms), 'NX']);
       return reply !== null && reply !== undefined;
     },
