@@ -89,7 +89,7 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
 
   it('says what DPoP accepts, and that Bearer is refused with dpop.required', async () => {
     const optional = await request(appWith({ dpop: { algorithms: ['ES256', 'EdDSA'] } })).get(PATH_FORM).expect(200);
-    expect(optional.body.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA']);
+    expect(optional.body.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'Ed25519']);
     expect(optional.body.dpop_bound_access_tokens_required).toBe(false);
     expect(optional.body).not.toHaveProperty('tls_client_certificate_bound_access_tokens');
     const required = await request(appWith({ dpop: { required: true } })).get(PATH_FORM).expect(200);

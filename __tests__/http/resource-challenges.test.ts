@@ -14,7 +14,7 @@ const RESOURCE = 'https://mcp.example.com/mcp';
 const METADATA = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';
 const RM = `resource_metadata="${METADATA}"`;
 const AS = 'https://as.example.com';
-const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA';
+const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: AS, resource: RESOURCE, claims: 'jwt', clock: () => NOW };
 
 const payload = (overrides: Record<string, unknown> = {}) => ({
