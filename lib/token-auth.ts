@@ -12,7 +12,13 @@ import type { TokenAuthOptions } from './config/options';
 import { resolveOptions } from './config/resolve';
 import { createVerifyRouter, type VerifyRouterOptions } from './http/router';
 import { fleetStats, type FleetStats } from './verify/stats';
-import { NO_SCOPES, parseScopeRequirement, type ScopeRequirementInput } from './token/scopes';
+import type { ScopeRequirementInput } from './token/scopes';
+import { OPEN_ROUTE, parseRouteRequirement, type RouteOptions } from './token/step-up';
+import { protectedResourceMetadataRouter, type AuthorizationServers } from './http/protected-resource';
+import { createRouteGuard, guardedClaims, type RouteGuard } from './http/guard';
+import type { ResolvedOptions } from './config/options';
+import type { KeySource } from './keys';
+import { optionError } from './base/option-error';
 import { withSharedVerdicts } from './verify/shared-verdicts';
 import { acceptUncalled } from './http/uncalled';
 import { createVerifier } from './verify/verifier';
@@ -22,8 +28,11 @@ import { createVerifier } from './verify/verifier';
  * for `'strict'`, `JwtClaims` for `'jwt'`, `AccessTokenClaims` for `'at+jwt'`).
  */
 export interface TokenAuth<C extends JwtClaims = JwtClaims> {
-  /** Middleware: a valid token with these scopes is required; its claims go to `req.auth`. */
-  requireVerifiedUser(scopes?: ScopeRequirementInput): RequestHandler;
+  /**
+   * Middleware: a valid token with these scopes is required; its claims go to `req.auth`. `options` ask for
+   * step-up authentication (RFC 9470): `acr` values the token's `acr` must be one of, `maxAge` since `auth_time`.
+   */
+  requireVerifiedUser(scopes?: ScopeRequirementInput, options?: RouteOptions): RequestHandler;
   /** Middleware: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
   optionalVerifiedUser(): RequestHandler;
   /** The verify endpoint: `GET`/`POST {mount path}/auth/@users/verify` answering Shape B or Shape A. */
@@ -36,6 +45,14 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
    * `internal` (500) for claims that another TokenAuth verified: those need not meet this one's mode.
    */
   claims(req: Request): C;
+  /** The granted scopes of verified claims, read as `scopeClaim` says (an empty array when there are none). */
+  scopesOf(claims: Readonly<Record<string, unknown>>): string[];
+  /**
+   * The RFC 9728 metadata document of the `resource`, served at `/.well-known/oauth-protected-resource` + its
+   * path (and the root form when it has one). Mount at the app's root: `app.use(auth.protectedResourceMetadata())`.
+   * Throws a TypeError when `resource` is not configured.
+   */
+  protectedResourceMetadata(): RequestHandler;
   /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
   stats(): CacheStats & FleetStats;
   /** Stop timers and pending key fetches, and empty the cache. */
@@ -55,19 +72,36 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
   const verifier = createVerifier({ source, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
   const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
+  const scopeReader = resolved.claims.scopesOf;
 
-  return {
-    requireVerifiedUser: acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput) => verifiedUserMiddleware(auth, parseScopeRequirement(scopes), false)),
-    optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => verifiedUserMiddleware(auth, NO_SCOPES, true)),
+  const tokenAuth: TokenAuth<C> = {
+    requireVerifiedUser: acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput, routeOptions?: RouteOptions) => (
+      verifiedUserMiddleware(auth, parseRouteRequirement(scopes, routeOptions), false)
+    )),
+    optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => verifiedUserMiddleware(auth, OPEN_ROUTE, true)),
     verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) => createVerifyRouter(auth, routerOptions)),
     verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
     claims(req) {
-      const claims = req.auth;
+      let claims = req.auth;
+      // A guard of another entry (MCP) may have put its own object on req.auth and kept the claims aside.
+      if (claims === undefined || !resolved.claims.passed(claims)) claims = guardedClaims(req) ?? claims;
       if (claims === undefined) throw new TokenAuthError('missing_token');
       // Claims another TokenAuth verified may not meet this one's mode: a programming error, never typed as if they did.
       if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
       return claims as C;
     },
+    scopesOf: (claims) => [...(scopeReader(claims) ?? [])],
+    protectedResourceMetadata: acceptUncalled('protectedResourceMetadata', () => {
+      if (resolved.resource === undefined) {
+        optionError('protectedResourceMetadata() needs option "resource": the URI of this protected resource (RFC 9728)');
+      }
+      return protectedResourceMetadataRouter({
+        resource: resolved.resource,
+        authorizationServers: () => authorizationServers(resolved, source),
+        dpop: resolved.dpop === undefined ? undefined : { algorithms: [...resolved.dpop.algorithms], required: resolved.dpop.required },
+        mtls: resolved.mtlsConfigured,
+      });
+    }),
     stats: () => fleetStats(verifier.stats(), source, auth.revocation),
     close() {
       source.close();
@@ -75,4 +109,27 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       auth.close();
     },
   };
+  guards.set(tokenAuth, createRouteGuard<never>(auth, resolved.resource, scopeReader));
+  return tokenAuth;
+}
+
+// Keyed by the TokenAuth object: the guard is reached only through routeGuard(auth), not a member of TokenAuth.
+const guards = new WeakMap<object, RouteGuard<never>>();
+
+/**
+ * The route guard of a TokenAuth, for other entries of this package (express-verified-user/mcp): verify as
+ * `requireVerifiedUser` does with a requirement picked per request, read the resource, build the 403 challenge.
+ * See docs/protected-resource.md. Throws a TypeError for an object `createTokenAuth` did not make.
+ */
+export function routeGuard<C extends JwtClaims>(auth: TokenAuth<C>): RouteGuard<C> {
+  const guard = guards.get(auth);
+  if (guard === undefined) optionError('routeGuard expects a TokenAuth made by createTokenAuth');
+  return guard as RouteGuard<never> as RouteGuard<C>;
+}
+
+/** `authorization_servers`: the discovered issuers with `issuerBaseURL`, else the configured `issuer` values. */
+function authorizationServers(resolved: ResolvedOptions, source: KeySource): AuthorizationServers | Promise<AuthorizationServers> {
+  if (source.kind === 'jws' && source.discoveredIssuers !== undefined) return source.discoveredIssuers();
+  const issuer = resolved.rules.issuer;
+  return { issuers: issuer === false ? [] : [...issuer], final: true };
 }

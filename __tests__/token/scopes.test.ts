@@ -1,4 +1,4 @@
-import { checkScopes, parseScopeRequirement } from '../../lib/token/scopes';
+import { checkScopes, parseScopeRequirement, scopeChallenge } from '../../lib/token/scopes';
 
 describe('scope requirements', () => {
   it('parses an array as all-of, de-duplicated', () => {
@@ -7,7 +7,7 @@ describe('scope requirements', () => {
 
   it('parses { all, any }', () => {
     const req = parseScopeRequirement({ all: ['identify'], any: ['google', 'roblox'] });
-    expect(req.challenge).toBe('identify google roblox');
+    expect(req.challenge).toBe('identify google');
     expect(checkScopes(req, ['identify', 'roblox'])).toBe(true);
     expect(checkScopes(req, ['identify'])).toBe(false);
     expect(checkScopes(req, ['roblox'])).toBe(false);
@@ -33,5 +33,22 @@ describe('scope requirements', () => {
     ['null', null],
   ])('throws a TypeError for %s', (_case, input) => {
     expect(() => parseScopeRequirement(input)).toThrow(TypeError);
+  });
+
+  describe('scopeChallenge: every scope the operation needs, one alternative of `any`', () => {
+    const requirement = parseScopeRequirement({ all: ['identify'], any: ['google', 'roblox'] });
+    it('names the first alternative when the token holds none, or nothing is known of it', () => {
+      expect(scopeChallenge(requirement, ['email'])).toBe('identify google');
+      expect(scopeChallenge(requirement, undefined)).toBe('identify google');
+    });
+    it('names the alternative the token holds, so a step-up keeps it', () => {
+      expect(scopeChallenge(requirement, ['roblox'])).toBe('identify roblox');
+    });
+    it('names only `all` when one of them is also an alternative', () => {
+      expect(scopeChallenge(parseScopeRequirement({ all: ['a', 'b'], any: ['b', 'c'] }), [])).toBe('a b');
+    });
+    it('names `all` alone for a plain array', () => {
+      expect(scopeChallenge(parseScopeRequirement(['a', 'b']), ['c'])).toBe('a b');
+    });
   });
 });

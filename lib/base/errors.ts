@@ -10,7 +10,8 @@ export type TokenAuthErrorCode =
   | 'method_not_allowed'
   | 'internal'
   | 'invalid_dpop_proof'
-  | 'use_dpop_nonce';
+  | 'use_dpop_nonce'
+  | 'insufficient_user_authentication';
 
 /** The JSON body of every error answer: `{ status: 'error', message }`. */
 export interface ErrorBody {
@@ -30,6 +31,7 @@ const STATUS: Record<TokenAuthErrorCode, number> = {
   internal: 500,
   invalid_dpop_proof: 401,
   use_dpop_nonce: 401,
+  insufficient_user_authentication: 401,
 };
 
 const MESSAGE: Record<TokenAuthErrorCode, string> = {
@@ -44,6 +46,7 @@ const MESSAGE: Record<TokenAuthErrorCode, string> = {
   internal: 'Internal server error',
   invalid_dpop_proof: 'Invalid DPoP proof',
   use_dpop_nonce: 'DPoP nonce required',
+  insufficient_user_authentication: 'Insufficient user authentication',
 };
 
 /**
@@ -63,6 +66,10 @@ export interface TokenAuthErrorDetails {
   message?: string;
   /** Space-separated scopes for an `insufficient_scope` challenge. */
   scope?: string;
+  /** Step-up (RFC 9470): the accepted `acr` values, space-separated, for `acr_values`. */
+  acrValues?: string;
+  /** Step-up (RFC 9470): the longest time since the user authenticated, in seconds, for `max_age`. */
+  maxAge?: number;
   /** Seconds for `Retry-After` on a 503. */
   retryAfter?: number;
   /** Short internal reason for `onError` logging (`'signature'`, `'exp'`, …); never sent to a client. */
@@ -90,6 +97,10 @@ export class TokenAuthError extends Error {
   readonly reason: string | undefined;
   /** Scopes named in an `insufficient_scope` challenge. */
   readonly scope: string | undefined;
+  /** `acr_values` of an `insufficient_user_authentication` challenge (RFC 9470). */
+  readonly acrValues: string | undefined;
+  /** `max_age` of an `insufficient_user_authentication` challenge (RFC 9470), seconds. */
+  readonly maxAge: number | undefined;
   /** Facts of the token the failure is about, when it was decoded far enough (for logs; never the token). */
   facts: TokenFacts | undefined;
 
@@ -100,6 +111,8 @@ export class TokenAuthError extends Error {
     this.status = STATUS[code];
     this.reason = details.reason;
     this.scope = details.scope;
+    this.acrValues = details.acrValues;
+    this.maxAge = details.maxAge;
     this.facts = details.facts;
     this.headers = { ...details.headers };
     if (code === 'verification_unavailable') this.headers['Retry-After'] = String(details.retryAfter ?? 30);
@@ -116,19 +129,59 @@ export function isTokenFault(err: TokenAuthError): boolean {
   return err.code === 'invalid_token' || err.code === 'token_expired';
 }
 
-/** The RFC 6750 §3 `WWW-Authenticate` challenge for a 401 or 403, or undefined for other statuses. */
-export function bearerChallenge(err: TokenAuthError, realm: string): string | undefined {
+/**
+ * What a challenge says besides the failure itself, decided by the configuration and the route, never by the
+ * request: the realm, the resource's metadata URL (RFC 9728 §5.1) and, on a 401 of a scoped route, its scopes.
+ */
+export interface ChallengeContext {
+  readonly realm: string;
+  /** `resource_metadata`: the metadata document's URL, when `resource` is configured. */
+  readonly resourceMetadata: string | undefined;
+  /** `scope` of a 401 on a route that needs scopes (MCP 2025-11-25), space-separated; empty for none. */
+  readonly scope: string;
+}
+
+/**
+ * The failure's own auth-params (RFC 6750 §3, RFC 9470 §3): `''` for a missing token (RFC 6750 §3.1: no error
+ * code), undefined for a failure that has no challenge (503, 500, and the DPoP codes, which dpop/binding.ts
+ * renders).
+ */
+export function challengeParams(err: TokenAuthError): string | undefined {
   switch (err.code) {
     case 'missing_token':
-      return `Bearer realm="${realm}"`;
+      return '';
     case 'invalid_token':
     case 'token_expired':
-      return `Bearer realm="${realm}", error="invalid_token", error_description="${err.message}"`;
+      return `error="invalid_token", error_description="${err.message}"`;
     case 'insufficient_scope':
-      return `Bearer realm="${realm}", error="insufficient_scope", scope="${err.scope ?? ''}"`;
+      return `error="insufficient_scope", scope="${err.scope ?? ''}"`;
+    case 'insufficient_user_authentication': {
+      let params = `error="insufficient_user_authentication", error_description="${err.message}"`;
+      if (err.acrValues !== undefined) params += `, acr_values="${err.acrValues}"`;
+      if (err.maxAge !== undefined) params += `, max_age="${err.maxAge}"`;
+      return params;
+    }
     default:
       return undefined;
   }
+}
+
+/**
+ * The auth-params every challenge of a failure ends with: the route's `scope` on a 401 (a 403 names its own),
+ * and `resource_metadata` when a resource is configured.
+ */
+export function challengeTrailer(err: TokenAuthError, context: ChallengeContext): string {
+  let trailer = '';
+  if (err.status === 401 && context.scope !== '') trailer += `, scope="${context.scope}"`;
+  if (context.resourceMetadata !== undefined) trailer += `, resource_metadata="${context.resourceMetadata}"`;
+  return trailer;
+}
+
+/** The RFC 6750 §3 `WWW-Authenticate` Bearer challenge for a 401 or 403, or undefined for other failures. */
+export function bearerChallenge(err: TokenAuthError, context: ChallengeContext): string | undefined {
+  const params = challengeParams(err);
+  if (params === undefined) return undefined;
+  return `Bearer realm="${context.realm}"${params === '' ? '' : `, ${params}`}${challengeTrailer(err, context)}`;
 }
 
 /** Any thrown value as a TokenAuthError: ours pass through, anything else becomes an opaque 500. */
@@ -153,15 +206,15 @@ export function tokenFacts(header: { alg: string; kid?: string; typ?: unknown },
 export function withHeaders(err: TokenAuthError, headers: Record<string, string>): TokenAuthError {
   const retryAfter = err.headers['Retry-After'];
   return new TokenAuthError(err.code, {
-    message: err.message, scope: err.scope, reason: err.reason, cause: err.cause, facts: err.facts,
+    message: err.message, scope: err.scope, acrValues: err.acrValues, maxAge: err.maxAge, reason: err.reason, cause: err.cause, facts: err.facts,
     retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
     headers: { ...err.headers, ...headers },
   });
 }
 
-/** The error with the realm's challenge (a copy; `err` as it is when it has a challenge, or needs none). */
-export function withChallenge(err: TokenAuthError, realm: string): TokenAuthError {
-  const challenge = bearerChallenge(err, realm);
+/** The error with its Bearer challenge (a copy; `err` as it is when it has a challenge, or needs none). */
+export function withChallenge(err: TokenAuthError, context: ChallengeContext): TokenAuthError {
+  const challenge = bearerChallenge(err, context);
   if (challenge === undefined || err.headers['WWW-Authenticate'] !== undefined) return err;
   return withHeaders(err, { 'WWW-Authenticate': challenge });
 }

@@ -12,6 +12,7 @@ import type { KeyOption, KeySourceConfig } from '../keys/options';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
+import type { ResolvedResource, ResourceOptions } from './resource';
 
 export type { KeyOption, JwksKeyOption, UpstreamKeyOption } from '../keys/options';
 
@@ -30,15 +31,18 @@ export interface CacheOptions {
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
-export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> {
+export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends ResourceOptions {
   /** Key source: `{ secret }`, `{ publicKey }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
   key?: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
   issuer?: string | string[] | false;
   /** Authorization server(s) to discover keys and issuer from (OpenID Connect Discovery, RFC 8414); replaces `key` and `issuer`. */
   issuerBaseURL?: string | string[];
-  /** Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required. */
-  audience: string | string[] | false;
+  /**
+   * Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required unless `resource` is
+   * given, whose URI is then the audience.
+   */
+  audience?: string | string[] | false;
   /** Accepted `alg` values; default inferred from the key. `none` is never accepted. */
   algorithms?: Algorithm[];
   /** `'strict'` (default with `key`): Shape B. `'jwt'`: registered claims only. `'at+jwt'`: RFC 9068. */
@@ -106,4 +110,8 @@ export interface ResolvedOptions extends KeySourceConfig {
   mtls: ResolvedMtls;
   revocation: RevocationStore | undefined;
   sharedVerdicts: SharedVerdictStore | undefined;
+  /** The protected resource (`resource` option), if any. */
+  resource: ResolvedResource | undefined;
+  /** Whether the `mtls` option was given (the metadata document then says so). */
+  mtlsConfigured: boolean;
 }

@@ -9,6 +9,8 @@ import { resolveRevocation } from '../verify/revocation';
 import { resolveSharedVerdicts } from '../verify/shared-verdicts';
 import { resolveDpop, resolveMtls } from '../dpop/options';
 import type { ResolvedOptions, TokenAuthOptions } from './options';
+import { resolveResource, resourceAudience } from './resource';
+import type { AudienceRule } from '../token/registered';
 
 const KNOWN_OPTIONS = new Set([
   'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
@@ -16,6 +18,7 @@ const KNOWN_OPTIONS = new Set([
   'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL',
   'dpop', 'mtls',
   'revocation',
+  'resource', 'scopesSupported', 'resourceName', 'resourceDocumentation',
 ]);
 const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl', 'shared']);
 
@@ -25,7 +28,8 @@ function systemClock(): number {
 
 function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySet<string> | false {
   if (value === undefined) {
-    optionError(`option "${name}" is required (pass false to leave the ${name} unchecked on purpose)`);
+    const or = name === 'audience' ? ' unless "resource" is given' : '';
+    optionError(`option "${name}" is required${or} (pass false to leave the ${name} unchecked on purpose)`);
   }
   if (value === false) return false;
   const list = Array.isArray(value) ? value : [value];
@@ -33,6 +37,19 @@ function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySe
     optionError(`option "${name}" must be a non-empty string, an array of them, or false`);
   }
   return new Set(list as string[]);
+}
+
+/**
+ * The audience rule: `audience` as given, or the resource's own rule when only `resource` is (an `audience` that
+ * names the resource too keeps that rule for it).
+ */
+function resolveAudience(value: unknown, resource: string | undefined): AudienceRule | false {
+  if (resource === undefined) return acceptedValues(value, 'audience');
+  if (value === undefined) return resourceAudience(resource);
+  const accepted = acceptedValues(value, 'audience');
+  if (accepted === false || !accepted.has(resource)) return accepted;
+  const rule = resourceAudience(resource);
+  return { has: (aud) => accepted.has(aud) || rule.has(aud) };
 }
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
@@ -96,6 +113,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   if (typeof realm !== 'string' || !REALM.test(realm)) optionError('option "realm" must be a string without quotes, backslashes or control characters');
   if (input.clock !== undefined) optionalFunction(input.clock, 'clock');
   if (input.allowInsecureHttp !== undefined && typeof input.allowInsecureHttp !== 'boolean') optionError('option "allowInsecureHttp" must be a boolean');
+  const resource = resolveResource(input as unknown as Record<string, unknown>, input.allowInsecureHttp === true);
 
   return {
     key: input.key,
@@ -104,7 +122,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     rules: {
       // With discovery, the key source routes by `iss` and requires the discovered issuer exactly.
       issuer: issuerBaseURL === undefined ? acceptedValues(input.issuer, 'issuer') : false,
-      audience: acceptedValues(input.audience, 'audience'),
+      audience: resolveAudience(input.audience, resource?.resource),
       clockTolerance: input.clockTolerance === undefined ? 5 : parseDuration(input.clockTolerance, 'clockTolerance'),
       maxTokenAge: input.maxTokenAge === undefined ? undefined : parseDuration(input.maxTokenAge, 'maxTokenAge'),
       maxLifetime: input.maxLifetime === undefined ? undefined : parseDuration(input.maxLifetime, 'maxLifetime'),
@@ -124,5 +142,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     mtls: resolveMtls(input.mtls),
     revocation: resolveRevocation(input.revocation),
     sharedVerdicts: resolveSharedVerdicts(input.cache),
+    resource,
+    mtlsConfigured: input.mtls !== undefined,
   };
 }

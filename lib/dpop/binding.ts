@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { authorizationField, bearerCredential } from '../extract/bearer';
 import { type VerifiedClaims } from '../token/claims';
-import { bearerChallenge, TokenAuthError, withHeaders } from '../base/errors';
+import { bearerChallenge, challengeParams, challengeTrailer, TokenAuthError, withHeaders, type ChallengeContext } from '../base/errors';
 import { dpopCredential, isDpopScheme, proofField } from './extract';
 import { checkCertificateBinding } from './mtls';
 import { createNonceIssuer } from './nonce';
@@ -23,14 +23,13 @@ export interface SenderConstraint {
   /** The claims when the token is used by its holder; throws or rejects with a TokenAuthError otherwise. */
   checkBinding(req: Request, token: string, claims: VerifiedClaims): MaybePromise<VerifiedClaims>;
   /** Add the DPoP challenges (RFC 9449 §7.1) to a failure, when DPoP is on. */
-  challenge(err: TokenAuthError, req: Request | undefined): TokenAuthError;
+  challenge(err: TokenAuthError, req: Request | undefined, context: ChallengeContext): TokenAuthError;
 }
 
 /** What the binding step needs from the resolved options. */
 export interface SenderConstraintConfig {
   dpop: ResolvedDpop | undefined;
   mtls: ResolvedMtls;
-  realm: string;
   clock: () => number;
   clockTolerance: number;
 }
@@ -64,7 +63,7 @@ const STORE_DOWN = (cause: unknown) => new TokenAuthError('verification_unavaila
 
 /** Build the sender-constraint step of one TokenAuth. */
 export function createSenderConstraint(config: SenderConstraintConfig): SenderConstraint {
-  const { dpop, mtls, realm, clock, clockTolerance } = config;
+  const { dpop, mtls, clock, clockTolerance } = config;
   const nonces = dpop?.nonce === undefined ? undefined : createNonceIssuer(dpop.nonce.secret, dpop.nonce.lifetime);
 
   /** RFC 9449 §4.3 on the request's proof, then the binding, the nonce and single use. */
@@ -133,33 +132,21 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       return checkDpop(req, token, bound.jkt, claims, dpop);
     },
 
-    challenge(err, req) {
+    challenge(err, req, context) {
       if (dpop === undefined || err.headers['WWW-Authenticate'] !== undefined) return err;
-      let error: string | undefined;
-      let extra = '';
-      switch (err.code) {
-        case 'missing_token':
-          break;
-        case 'invalid_dpop_proof':
-        case 'use_dpop_nonce':
-          error = err.code;
-          break;
-        case 'invalid_token':
-        case 'token_expired':
-          error = 'invalid_token';
-          break;
-        case 'insufficient_scope':
-          error = 'insufficient_scope';
-          extra = `, scope="${err.scope ?? ''}"`;
-          break;
-        default:
-          return err;
-      }
-      const viaDpop = dpop.required || error === 'invalid_dpop_proof' || error === 'use_dpop_nonce'
-        || (req !== undefined && isDpopScheme(req.headers.authorization));
+      const dpopError = err.code === 'invalid_dpop_proof' || err.code === 'use_dpop_nonce';
+      // The DPoP challenge describes every error, insufficient_scope included, as it always has.
+      const params = dpopError ? `error="${err.code}", error_description="${err.message}"`
+        : err.code === 'insufficient_scope' ? `error="insufficient_scope", error_description="${err.message}", scope="${err.scope ?? ''}"`
+          : challengeParams(err);
+      if (params === undefined) return err;
+      const viaDpop = dpop.required || dpopError || (req !== undefined && isDpopScheme(req.headers.authorization));
+      const trailer = challengeTrailer(err, context);
+      const { realm } = context;
       let challenge = `DPoP realm="${realm}", algs="${dpop.algs}"`;
-      if (viaDpop && error !== undefined) challenge += `, error="${error}", error_description="${err.message}"${extra}`;
-      if (!dpop.required) challenge += `, ${viaDpop ? `Bearer realm="${realm}"` : bearerChallenge(err, realm)}`;
+      if (viaDpop && params !== '') challenge += `, ${params}`;
+      challenge += trailer;
+      if (!dpop.required) challenge += `, ${viaDpop ? `Bearer realm="${realm}"${trailer}` : bearerChallenge(err, context)}`;
       return withHeaders(err, { 'WWW-Authenticate': challenge });
     },
   };

@@ -4,10 +4,11 @@ import type { Request } from 'express';
 import { alphabetFault, checkTokenSyntax, type TokenSyntax } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
 import { debugRefusal } from '../observe/debug';
-import { asTokenAuthError, TokenAuthError, withChallenge } from '../base/errors';
+import { asTokenAuthError, TokenAuthError, withChallenge, type ChallengeContext } from '../base/errors';
 import type { ResolvedOptions } from '../config/options';
 import { checkRevocation, type RevocationList } from '../verify/revocation';
-import { checkScopes, NO_SCOPES, type ScopeRequirement } from '../token/scopes';
+import { checkScopes, scopeChallenge } from '../token/scopes';
+import { checkStepUp, OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
 import { createSenderConstraint } from '../dpop/binding';
 import { type Verifier } from '../verify/verifier';
 import { isThenable, type MaybePromise } from '../base/values';
@@ -18,7 +19,10 @@ import { isThenable, type MaybePromise } from '../base/values';
  * RFC 6750 challenge.
  */
 export interface Authenticator {
-  authenticate(req: Request, requirement: ScopeRequirement, optional: boolean): MaybePromise<VerifiedClaims | undefined>;
+  /** `seen`, when given, receives the access token that passed (for an entry that hands it on, such as MCP's AuthInfo). */
+  authenticate(req: Request, requirement: RouteRequirement, optional: boolean, seen?: SeenToken): MaybePromise<VerifiedClaims | undefined>;
+  /** A failure with the challenges this request gets on this route (Bearer and DPoP, `resource_metadata`, `scope`). */
+  challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError;
   /** `verify(token)`: the same checks for a token handed over directly (no scopes, `req` undefined). */
   verifyToken(token: string): Promise<VerifiedClaims>;
   /** Report a failure to `onError`; a throwing hook is ignored, so logging cannot break a response. */
@@ -31,6 +35,11 @@ export interface Authenticator {
   close(): void;
 }
 
+/** Where `authenticate` leaves the access token it accepted. */
+export interface SeenToken {
+  token: string | undefined;
+}
+
 /** Build the request pipeline for one TokenAuth. */
 export function createAuthenticator(options: ResolvedOptions, verifier: Verifier, syntax: TokenSyntax): Authenticator {
   const { maxTokenLength, getToken, isRevoked, realm, onError } = options;
@@ -40,22 +49,33 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     throw new TokenAuthError('internal', { reason, cause: err });
   };
   const revocationFailed = hookFailed('isRevoked-threw');
-  const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, realm, clock: options.clock, clockTolerance: options.rules.clockTolerance });
+  const { clock } = options;
+  const { clockTolerance } = options.rules;
+  const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, clock, clockTolerance });
+  const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
 
-  /** The route's scopes, last step of `authorize`; a function, not a closure made per request. */
-  function scopesMet(claims: VerifiedClaims, requirement: ScopeRequirement): VerifiedClaims {
+  /**
+   * The route's demands, last step of `authorize`; a function, not a closure made per request. The user's
+   * authentication (RFC 9470) before the scopes: its 401 names the route's scopes too, so one new authorization
+   * can meet both.
+   */
+  function scopesMet(claims: VerifiedClaims, route: RouteRequirement): VerifiedClaims {
+    if (route.stepUp !== undefined) checkStepUp(route.stepUp, claims, clock(), clockTolerance);
+    const requirement = route.scopes;
     // Scopes are read only where a route asks for some: a throwing scopeClaim hook cannot fail an open route.
-    const needed = requirement.all.length > 0 || requirement.any.length > 0;
-    if (needed && !checkScopes(requirement, policy.scopesOf(claims))) {
-      throw new TokenAuthError('insufficient_scope', { scope: requirement.challenge, reason: 'scope' });
+    if (requirement.all.length > 0 || requirement.any.length > 0) {
+      const granted = policy.scopesOf(claims);
+      if (!checkScopes(requirement, granted)) {
+        throw new TokenAuthError('insufficient_scope', { scope: scopeChallenge(requirement, granted), reason: 'scope' });
+      }
     }
     return claims;
   }
 
-  function authorize(claims: VerifiedClaims, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
-    if (revocationList !== undefined) checkRevocation(revocationList, claims, options.clock());
+  function authorize(claims: VerifiedClaims, requirement: RouteRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
+    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock());
     if (isRevoked === undefined) return scopesMet(claims, requirement);
     let revoked: MaybePromise<boolean>;
     try {
@@ -76,23 +96,25 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
 
   function check(
     token: string | undefined | null | TokenAuthError,
-    requirement: ScopeRequirement,
+    requirement: RouteRequirement,
     optional: boolean,
     req: Request | undefined,
     precheck?: (token: string) => TokenAuthError | undefined,
+    seen?: SeenToken,
   ): MaybePromise<VerifiedClaims | undefined> {
     if (token instanceof TokenAuthError) throw token;
     if (token === undefined || token === null) {
       if (optional) return undefined;
       throw new TokenAuthError('missing_token');
     }
+    if (seen !== undefined) seen.token = token;
     const claims = verifier.verify(token, precheck);
     if (!isThenable(claims)) return bound(claims, token, requirement, req);
     return claims.then((c) => bound(c, token, requirement, req));
   }
 
   /** Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request; then `authorize`. */
-  function bound(claims: VerifiedClaims, token: string, requirement: ScopeRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
+  function bound(claims: VerifiedClaims, token: string, requirement: RouteRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
     const held = req === undefined ? claims : sender.checkBinding(req, token, claims);
     return isThenable(held) ? held.then((h) => authorize(h, requirement, req)) : authorize(held, requirement, req);
   }
@@ -103,15 +125,23 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     return isThenable(found) ? found.then(checked) : checked(found);
   }
 
-  const challenged = (err: unknown, req?: Request): never => {
-    throw withChallenge(sender.challenge(asTokenAuthError(err), req), realm);
+  /** Challenges never depend on the request's Host: `resource_metadata` comes from the configured resource. */
+  function challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError {
+    // The route's scopes on a 401 belong to a protected resource's challenges (§15); without one, RFC 6750 as in §7.
+    const context: ChallengeContext = { realm, resourceMetadata, scope: resourceMetadata === undefined ? '' : requirement.scopes.challenge };
+    return withChallenge(sender.challenge(err, req, context), context);
+  }
+
+  const challenged = (err: unknown, req: Request, requirement: RouteRequirement): never => {
+    throw challenge(asTokenAuthError(err), req, requirement);
   };
 
   const authenticator: Authenticator = {
     realm,
     errors: options.errors,
     revocation: revocationList,
-    authenticate(req, requirement, optional) {
+    challenge,
+    authenticate(req, requirement, optional, seen) {
       try {
         let token: MaybePromise<string | undefined | TokenAuthError>;
         try {
@@ -121,19 +151,19 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
           return tokenHookFailed(err);
         }
         const result = isThenable(token)
-          ? token.then((t) => check(t, requirement, optional, req), tokenHookFailed)
-          : check(token, requirement, optional, req, getToken === undefined ? alphabet : undefined);
-        return isThenable(result) ? result.catch((err: unknown) => challenged(err, req)) : result;
+          ? token.then((t) => check(t, requirement, optional, req, undefined, seen), tokenHookFailed)
+          : check(token, requirement, optional, req, getToken === undefined ? alphabet : undefined, seen);
+        return isThenable(result) ? result.catch((err: unknown) => challenged(err, req, requirement)) : result;
       } catch (err) {
-        return challenged(err, req);
+        return challenged(err, req, requirement);
       }
     },
     async verifyToken(token) {
       try {
-        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), NO_SCOPES, false, undefined);
+        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), OPEN_ROUTE, false, undefined);
         return claims as VerifiedClaims;
       } catch (err) {
-        const failure = withChallenge(asTokenAuthError(err), realm);
+        const failure = withChallenge(asTokenAuthError(err), { realm, resourceMetadata, scope: '' });
         this.report(failure, undefined);
         throw failure;
       }

@@ -5,14 +5,14 @@ import type { Authenticator } from './authenticate';
 import { isPreflight } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
 import { failRequest } from './respond';
-import type { ScopeRequirement } from '../token/scopes';
+import type { RouteRequirement } from '../token/step-up';
 import { isThenable } from '../base/values';
 
 /**
  * The Express adapter: run the authenticator, put the claims on `req.auth`, and answer or forward failures.
  * A CORS preflight passes through unauthenticated.
  */
-export function verifiedUserMiddleware(auth: Authenticator, requirement: ScopeRequirement, optional: boolean): RequestHandler {
+export function verifiedUserMiddleware(auth: Authenticator, requirement: RouteRequirement, optional: boolean): RequestHandler {
   const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
   const succeed = (claims: VerifiedClaims | undefined, req: Request, next: NextFunction) => {
     req.auth = claims;

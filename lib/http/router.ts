@@ -7,7 +7,8 @@ import type { VerifiedClaims } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
 import { isProfileResult, toProfile, type ProfileResult } from '../token/profile';
 import { failRequest } from './respond';
-import { addRequiredScopes, NO_SCOPES, parseScopeRequirement, type ScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
+import { addRequiredScopes, parseScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
+import { OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
 import { optionError } from '../base/option-error';
 
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
@@ -45,8 +46,8 @@ function fail(message: string): never {
 
 interface RouterConfig {
   defaultView: VerifyView;
-  claimsScopes: ScopeRequirement;
-  profileScopes: ScopeRequirement;
+  claimsScopes: RouteRequirement;
+  profileScopes: RouteRequirement;
   resolveProfile: ProfileResolver;
 }
 
@@ -62,8 +63,8 @@ function resolveRouterOptions(input: unknown): RouterConfig {
   const claimsScopes = parseScopeRequirement(opts.requiredScopes ?? ['identify'], 'verifyRouter option "requiredScopes"');
   return {
     defaultView,
-    claimsScopes,
-    profileScopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES),
+    claimsScopes: { scopes: claimsScopes, stepUp: undefined },
+    profileScopes: { scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), stepUp: undefined },
     resolveProfile: resolveProfile as ProfileResolver,
   };
 }
@@ -96,7 +97,7 @@ export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOp
     const view = requestedView(req.url, config.defaultView);
     // Check order is token (401), view (400), scopes (403), profile (404): an unknown view is judged only after
     // the token, and scopes are asked only for a view that exists.
-    const requirement = view === 'profile' ? config.profileScopes : view === 'claims' ? config.claimsScopes : NO_SCOPES;
+    const requirement = view === 'profile' ? config.profileScopes : view === 'claims' ? config.claimsScopes : OPEN_ROUTE;
     const claims = await auth.authenticate(req, requirement, false);
     if (claims === undefined) throw new TokenAuthError('missing_token');
     if (view === undefined) throw new TokenAuthError('invalid_request', { message: INVALID_VIEW, reason: 'view' });

@@ -95,11 +95,19 @@ function invalidIssuer(): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason: 'iss' });
 }
 
+/** One authorization server's key source, and its issuer as discovered. */
+interface IssuerKeySource extends SigningKeySource {
+  /** The discovered issuer; fetches the metadata when none is held (one fetch at a time, one per cooldown). */
+  discoveredIssuer(): Promise<string | undefined>;
+}
+
 /** One authorization server: its metadata, fetched with its key set, and the key set itself. */
-function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKeySource {
+function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKeySource {
   const closing = new AbortController();
   const urls = metadataUrls(issuer.url);
   let metadata: Metadata | undefined;
+  let asking: Promise<void> | undefined;
+  let askedAt = -Infinity;
 
   async function get(url: string): Promise<{ status: number; text: string }> {
     try {
@@ -168,6 +176,20 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
       const key = keys.keyFor(header, payload);
       return key instanceof Promise ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
     },
+    async discoveredIssuer() {
+      // Asked by the unauthenticated metadata route: bounded like key fetches, whoever floods it.
+      const now = config.clock();
+      if (metadata === undefined && asking === undefined && now - askedAt >= config.cooldown) {
+        askedAt = now;
+        asking = fetchMetadata().then((found) => {
+          metadata ??= found;
+        }, () => undefined).finally(() => {
+          asking = undefined;
+        });
+      }
+      await asking;
+      return metadata?.issuer;
+    },
     close() {
       closing.abort();
       keys.close();
@@ -197,6 +219,13 @@ export function discoveryKeySource(config: DiscoveryConfig): SigningKeySource {
       const source = typeof iss === 'string' ? routes.get(iss) : undefined;
       if (source === undefined) throw invalidIssuer();
       return source.keyFor(header, payload);
+    },
+    async discoveredIssuers() {
+      const found = await Promise.all(sources.map((source) => source.discoveredIssuer()));
+      return {
+        issuers: found.map((issuer, index) => issuer ?? config.issuers[index].base),
+        final: found.every((issuer) => issuer !== undefined),
+      };
     },
     close() {
       for (const source of sources) source.close();

@@ -43,6 +43,16 @@ export interface SigningKeySource {
   readonly algorithms: ReadonlySet<Algorithm>;
   keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyObject | Promise<KeyObject>;
   close(): void;
+  /** Sources that discover their issuers (`issuerBaseURL`): the issuer identifiers, as the servers name themselves. */
+  discoveredIssuers?(): Promise<DiscoveredIssuers>;
+}
+
+/** The issuers a discovery source names, for a protected resource's `authorization_servers` (RFC 9728). */
+export interface DiscoveredIssuers {
+  /** Each server's discovered `issuer`, or its configured base URL while discovery has not answered. */
+  readonly issuers: readonly string[];
+  /** True when every issuer was discovered; false while a configured base URL stands in for one. */
+  readonly final: boolean;
 }
 
 /** Claims as answered by a remote verifier, not yet checked against this instance's rules. */

@@ -6,12 +6,17 @@ export interface RegisteredClaimRules {
   /** Accepted issuers, or false when the issuer is explicitly unchecked. */
   issuer: ReadonlySet<string> | false;
   /** Accepted audiences, or false when the audience is explicitly unchecked. */
-  audience: ReadonlySet<string> | false;
+  audience: AudienceRule | false;
   clockTolerance: number;
   maxTokenAge: number | undefined;
   maxLifetime: number | undefined;
   /** Strict mode requires an integer `iat`; `'jwt'` mode checks it only when present. */
   requireIat: boolean;
+}
+
+/** Which `aud` values a TokenAuth accepts: a set of exact strings, or a rule such as a resource's (RFC 8707). */
+export interface AudienceRule {
+  has(aud: string): boolean;
 }
 
 /** The time facts of a token that decide, at any later moment, whether it still holds. */

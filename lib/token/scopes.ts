@@ -7,7 +7,10 @@ export type ScopeRequirementInput = readonly string[] | { all?: readonly string[
 export interface ScopeRequirement {
   readonly all: readonly string[];
   readonly any: readonly string[];
-  /** The scopes to name in an `insufficient_scope` challenge, space-separated. */
+  /**
+   * The scopes a challenge names when nothing is known of the token (a 401), space-separated: every `all` scope
+   * and the first `any` alternative (see `scopeChallenge`).
+   */
   readonly challenge: string;
 }
 
@@ -40,7 +43,25 @@ export function parseScopeRequirement(input: unknown, where = 'scopes'): ScopeRe
   } else {
     optionError(`${where} must be an array of scopes or { all, any }`);
   }
-  return Object.freeze({ all, any, challenge: [...all, ...any.filter((s) => !all.includes(s))].join(' ') });
+  return Object.freeze({ all, any, challenge: challengeOf(all, any, undefined) });
+}
+
+function challengeOf(all: readonly string[], any: readonly string[], granted: readonly string[] | undefined): string {
+  if (any.length === 0 || any.some((scope) => all.includes(scope))) return all.join(' ');
+  const alternative = (granted === undefined ? undefined : any.find((scope) => granted.includes(scope))) ?? any[0];
+  return [...all, alternative].join(' ');
+}
+
+/**
+ * The scopes an `insufficient_scope` challenge names for a token holding `granted`: every scope the operation
+ * needs, in one challenge, so that a client asking for exactly these gets through. Of `any` alternatives only
+ * one is named: the one the token already holds, else the first (the route's preferred one). Naming every
+ * alternative would make a client ask for all of them, more than the operation needs and possibly more than the
+ * user may grant; naming the held one keeps a step-up from dropping what already satisfies the route.
+ */
+export function scopeChallenge(requirement: ScopeRequirement, granted: readonly string[] | undefined): string {
+  if (requirement.any.length === 0 || granted === undefined) return requirement.challenge;
+  return challengeOf(requirement.all, requirement.any, granted);
 }
 
 /** The requirement that nothing is required (optional routes, `verify()`, a router's unknown view). */

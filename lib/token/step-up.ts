@@ -1,0 +1,83 @@
+// Step-up authentication (RFC 9470): a route's demand on how and how recently the user authenticated, checked
+// against the token's `acr` and `auth_time` on every request, after the cached verdict.
+import { parseDuration, type Duration } from '../base/duration';
+import { TokenAuthError } from '../base/errors';
+import { optionError } from '../base/option-error';
+import { NO_SCOPES, parseScopeRequirement, type ScopeRequirement } from './scopes';
+
+/** The second argument of `requireVerifiedUser`: what the user's authentication must meet (RFC 9470). */
+export interface RouteOptions {
+  /** Accepted authentication context classes: the token's `acr` must be one of them. */
+  acr?: readonly string[];
+  /** Longest time since the user authenticated (`auth_time`); a token without `auth_time` is then refused. */
+  maxAge?: Duration;
+}
+
+/** A route's step-up demand, parsed once at set-up; `maxAge` in whole seconds. */
+export interface StepUp {
+  readonly acr: ReadonlySet<string> | undefined;
+  /** `acr_values` of the challenge: the accepted classes, space-separated. */
+  readonly acrValues: string | undefined;
+  readonly maxAge: number | undefined;
+}
+
+const KNOWN = new Set(['acr', 'maxAge']);
+// RFC 9470 §3: acr_values is a space-separated list inside a quoted-string: no spaces, quotes or backslashes.
+const ACR = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** Validate `requireVerifiedUser`'s route options (a TypeError naming the option); undefined when none demand anything. */
+export function parseStepUp(input: unknown): StepUp | undefined {
+  if (input === undefined) return undefined;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) optionError('requireVerifiedUser options must be an object { acr?, maxAge? }');
+  for (const name of Object.keys(input)) if (!KNOWN.has(name)) optionError(`requireVerifiedUser has no option "${name}" (known: acr, maxAge)`);
+  const { acr, maxAge } = input as { acr?: unknown; maxAge?: unknown };
+  let accepted: ReadonlySet<string> | undefined;
+  if (acr !== undefined) {
+    if (!Array.isArray(acr) || acr.length === 0 || acr.some((value) => typeof value !== 'string' || !ACR.test(value))) {
+      optionError('requireVerifiedUser option "acr" must be a non-empty array of acr values (no spaces, quotes or backslashes)');
+    }
+    accepted = new Set(acr as string[]);
+  }
+  let seconds: number | undefined;
+  if (maxAge !== undefined) {
+    // RFC 9470 §3 names max_age in whole seconds, as OpenID Connect's max_age.
+    seconds = Math.floor(parseDuration(maxAge, 'requireVerifiedUser maxAge'));
+  }
+  if (accepted === undefined && seconds === undefined) return undefined;
+  return Object.freeze({ acr: accepted, acrValues: accepted === undefined ? undefined : [...accepted].join(' '), maxAge: seconds });
+}
+
+/**
+ * Whether the user's authentication meets the route's demand at `now` (seconds): `acr` one of those accepted,
+ * `auth_time` a number no older than `maxAge` (give or take `clockTolerance`). Throws
+ * `insufficient_user_authentication` (401) naming what the client must ask the authorization server for.
+ */
+export function checkStepUp(stepUp: StepUp, claims: Readonly<Record<string, unknown>>, now: number, clockTolerance: number): void {
+  if (stepUp.acr !== undefined) {
+    const acr = claims.acr;
+    if (typeof acr !== 'string' || !stepUp.acr.has(acr)) throw refused(stepUp, 'acr');
+  }
+  if (stepUp.maxAge !== undefined) {
+    const authTime = claims.auth_time;
+    if (typeof authTime !== 'number' || !Number.isFinite(authTime)) throw refused(stepUp, 'auth_time-missing');
+    if (now - authTime > stepUp.maxAge + clockTolerance) throw refused(stepUp, 'auth_time');
+  }
+}
+
+function refused(stepUp: StepUp, reason: string): TokenAuthError {
+  return new TokenAuthError('insufficient_user_authentication', { reason: `step-up:${reason}`, acrValues: stepUp.acrValues, maxAge: stepUp.maxAge });
+}
+
+/** What a route demands of a verified token: its scopes and, optionally, how recently and how the user logged in. */
+export interface RouteRequirement {
+  readonly scopes: ScopeRequirement;
+  readonly stepUp: StepUp | undefined;
+}
+
+/** A route's requirement from `requireVerifiedUser(scopes, options)`, parsed once at set-up (TypeError otherwise). */
+export function parseRouteRequirement(scopes: unknown, options?: unknown): RouteRequirement {
+  return Object.freeze({ scopes: parseScopeRequirement(scopes), stepUp: parseStepUp(options) });
+}
+
+/** The requirement of a route that asks only for a valid token. */
+export const OPEN_ROUTE: RouteRequirement = Object.freeze({ scopes: NO_SCOPES, stepUp: undefined });
