@@ -1,7 +1,9 @@
 // The `express-verified-user/mcp` entry: requireMcpAuth (one middleware for an MCP endpoint) and mcpTokenVerifier
 // (the MCP SDK's OAuthTokenVerifier), over a TokenAuth. The MCP SDK is an optional peer (1.x or 2.x).
-import type { TokenAuth } from './token-auth';
+import type { RequestHandler } from 'express';
+import { routeGuard, type TokenAuth } from './token-auth';
 import type { JwtClaims } from './token/claim-modes';
+import { mcpAuthMiddleware, type RequireMcpAuthOptions } from './mcp/require-mcp-auth';
 import { createMcpTokenVerifier, type McpTokenVerifier, type McpTokenVerifierOptions } from './mcp/token-verifier';
 
 export type { McpAuthInfo } from './mcp/auth-info';
@@ -9,14 +11,22 @@ export type { RequireMcpAuthOptions } from './mcp/require-mcp-auth';
 export type { McpTokenVerifier, McpTokenVerifierOptions } from './mcp/token-verifier';
 export type { McpSdkLine } from './mcp/sdk-errors';
 
-// TEMPORARY until the core's scopesOf/resource land (branch pr-resource).
-const scopesOf = (claims: JwtClaims) => (typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : undefined);
+/**
+ * One middleware for an MCP endpoint: verifies as `auth.requireVerifiedUser(scopes)` does (challenges with
+ * `resource_metadata` and `scope`), gates `tools/call` per tool (`tools: { name: scopes }`, read from the
+ * `Mcp-Method`/`Mcp-Name` headers and the JSON-RPC body: mount `express.json()` before it), and sets `req.auth` to
+ * the SDK's `AuthInfo`, which the transport hands to tools. `auth.claims(req)` still gives the typed claims.
+ */
+export function requireMcpAuth<C extends JwtClaims>(auth: TokenAuth<C>, options?: RequireMcpAuthOptions): RequestHandler {
+  return mcpAuthMiddleware(routeGuard(auth), (claims) => auth.scopesOf(claims), options);
+}
 
 /**
  * The MCP SDK's `OAuthTokenVerifier` over `auth.verify()`, for apps that keep the SDK's `requireBearerAuth`
  * (1.x or 2.x). A refused token throws the SDK's `invalid_token` error (401 there), an outage its
  * `temporarily_unavailable` (400: no SDK line answers 503), anything else `server_error`.
  */
-export function mcpTokenVerifier(auth: TokenAuth, options?: McpTokenVerifierOptions): McpTokenVerifier {
-  return createMcpTokenVerifier({ verify: (token) => auth.verify(token), scopesOf, resource: undefined }, options, require);
+export function mcpTokenVerifier<C extends JwtClaims>(auth: TokenAuth<C>, options?: McpTokenVerifierOptions): McpTokenVerifier {
+  const { resource } = routeGuard(auth);
+  return createMcpTokenVerifier({ verify: (token) => auth.verify(token), scopesOf: (claims) => auth.scopesOf(claims), resource }, options, require);
 }
