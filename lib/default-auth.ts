@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import type { KeyOption, TokenAuthOptions } from './config/options';
 import type { VerifyRouterOptions } from './http/router';
 import type { ScopeRequirementInput } from './token/scopes';
+import type { RouteOptions } from './token/step-up';
 import { createTokenAuth, type TokenAuth } from './token-auth';
 import type { Algorithm } from './keys/algorithms';
 import { claimsFromEnv } from './config/environment';
@@ -75,8 +76,8 @@ export function resetDefaultTokenAuth(): void {
 }
 
 /** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
-export const requireVerifiedUser: (scopes?: ScopeRequirementInput) => RequestHandler = acceptUncalled(
-  'requireVerifiedUser', (scopes?: ScopeRequirementInput) => defaultTokenAuth().requireVerifiedUser(scopes));
+export const requireVerifiedUser: (scopes?: ScopeRequirementInput, options?: RouteOptions) => RequestHandler = acceptUncalled(
+  'requireVerifiedUser', (scopes?: ScopeRequirementInput, options?: RouteOptions) => defaultTokenAuth().requireVerifiedUser(scopes, options));
 
 /** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
 export const verifyRouter: (options?: VerifyRouterOptions) => RequestHandler = acceptUncalled(

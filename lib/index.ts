@@ -1,8 +1,7 @@
 // The package's main entry: re-exports only. The pipeline is read from the folders (docs/architecture.md).
 import './http/express';
 export { createTokenAuth, type TokenAuth } from './token-auth';
-export type { RouteOptions, RouteRequirement } from './token/step-up';
-export type { RouteGuard, VerifiedRequest } from './http/guard';
+export type { RouteOptions } from './token/step-up';
 export type { ResourceOptions } from './config/resource';
 export { requireVerifiedUser, verifyRouter } from './default-auth';
 export { toProfile, type ProfileResult, type ProfileUser } from './token/profile';

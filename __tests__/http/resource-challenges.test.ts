@@ -51,6 +51,17 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", ${RM}`);
     });
 
+    it('lets optionalVerifiedUser through without a token, and points a bad token to the metadata', async () => {
+      const auth = createTokenAuth(base);
+      const app = express();
+      app.get('/maybe', auth.optionalVerifiedUser(), (req, res) => {
+        res.json({ sub: req.auth?.sub ?? null });
+      });
+      await request(app).get('/maybe').expect(200, { sub: null });
+      const res = await request(app).get('/maybe').set(bearer({ aud: 'https://other.example.com' })).expect(401);
+      expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", error="invalid_token", error_description="Invalid access token", ${RM}`);
+    });
+
     it('adds both to an invalid or expired token\'s challenge', async () => {
       const invalid = await request(appWith()).post('/mcp').set(bearer({ iss: 'https://elsewhere.example.com' })).expect(401);
       expect(invalid.headers['www-authenticate']).toBe(`Bearer realm="api", error="invalid_token", error_description="Invalid access token", scope="mcp:tools", ${RM}`);
@@ -217,7 +228,7 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
     let holder: DpopHolder;
     const servers: Listening[] = [];
     beforeAll(async () => {
-      issuer = await createTestIssuer({ dpop: true, alg: 'ES256', audience: RESOURCE, claims: 'jwt' } as never);
+      issuer = await createTestIssuer({ dpop: true, alg: 'ES256', audience: RESOURCE });
       holder = issuer.holder!;
     });
     afterEach(async () => {

@@ -72,7 +72,8 @@ export function protectedResourceMetadataRouter(sources: MetadataSources): Reque
       if (found.final) finalBody = body;
       if (!res.headersSent) send(res, body, found.final);
     };
-    if (servers instanceof Promise) void servers.then(write);
+    // Discovery never rejects here (it stands in with the base URLs); a request must not hang if it ever did.
+    if (servers instanceof Promise) void servers.then(write, () => write({ issuers: [], final: false }));
     else write(servers);
   }
 
