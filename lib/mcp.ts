@@ -5,6 +5,7 @@ import { routeGuard, type TokenAuth } from './token-auth';
 import type { JwtClaims } from './token/claim-modes';
 import { mcpAuthMiddleware, type RequireMcpAuthOptions } from './mcp/require-mcp-auth';
 import { createMcpTokenVerifier, type McpTokenVerifier, type McpTokenVerifierOptions } from './mcp/token-verifier';
+import type { ModuleLoader } from './mcp/sdk-errors';
 
 export type { McpAuthInfo } from './mcp/auth-info';
 export type { RequireMcpAuthOptions } from './mcp/require-mcp-auth';
@@ -26,7 +27,15 @@ export function requireMcpAuth<C extends JwtClaims>(auth: TokenAuth<C>, options?
  * (1.x or 2.x). A refused token throws the SDK's `invalid_token` error (401 there), an outage its
  * `temporarily_unavailable` (400: no SDK line answers 503), anything else `server_error`.
  */
-export function mcpTokenVerifier<C extends JwtClaims>(auth: TokenAuth<C>, options?: McpTokenVerifierOptions): McpTokenVerifier {
-  const { resource } = routeGuard(auth);
-  return createMcpTokenVerifier({ verify: (token) => auth.verify(token), scopesOf: (claims) => auth.scopesOf(claims), resource }, options, require);
+export const mcpTokenVerifier = mcpTokenVerifierLoading(require);
+
+/**
+ * @internal mcpTokenVerifier with the SDK's modules loaded by `load`: the ES module face (`mcp.mjs`) passes the
+ * SDK's ESM builds, whose error classes are not the CommonJS ones `require` gives.
+ */
+export function mcpTokenVerifierLoading(load: ModuleLoader) {
+  return function mcpTokenVerifier<C extends JwtClaims>(auth: TokenAuth<C>, options?: McpTokenVerifierOptions): McpTokenVerifier {
+    const { resource } = routeGuard(auth);
+    return createMcpTokenVerifier({ verify: (token) => auth.verify(token), scopesOf: (claims) => auth.scopesOf(claims), resource }, options, load);
+  };
 }

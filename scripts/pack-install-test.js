@@ -38,7 +38,7 @@ const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')))
 
 check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
   for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/http/express.d.ts',
-    'dist/mcp.js', 'types/mcp.d.ts', 'types/mcp-request.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
+    'dist/mcp.js', 'dist/mcp.mjs', 'types/mcp.d.ts', 'types/mcp-request.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
     if (!shipped.has(needed)) throw new Error(`missing ${needed}`);
   }
   if (![...shipped].some((file) => file.startsWith('docs/'))) throw new Error('missing docs/');
@@ -257,7 +257,7 @@ auth.verify('a.b.c').catch(() => { auth.close(); if (counted !== 1) { console.er
   run('node', ['otel.js'], app);
 });
 
-check('the mcp entry: without the MCP SDK requireMcpAuth loads and mcpTokenVerifier says what to install; with the 1.x SDK a refused token is its InvalidTokenError', () => {
+check('the mcp entry: without the MCP SDK requireMcpAuth loads and mcpTokenVerifier says what to install; with the 1.x SDK a refused token is its InvalidTokenError, and 401 from an ES module app', () => {
   fs.writeFileSync(path.join(app, 'mcp-bare.js'), `const { createTokenAuth } = require('express-verified-user');
 const { requireMcpAuth, mcpTokenVerifier } = require('express-verified-user/mcp');
 const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
@@ -272,6 +272,21 @@ const { InvalidTokenError } = require('@modelcontextprotocol/sdk/server/auth/err
 const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
 mcpTokenVerifier(auth).verifyAccessToken('a.b.c').then(() => process.exit(1), (e) => { auth.close(); if (!(e instanceof InvalidTokenError)) { console.error(e); process.exit(1); } });`);
   run('node', ['mcp-sdk.js'], app);
+  // An ES module app gets the SDK's ESM classes: the SDK's requireBearerAuth must still answer 401, not 500.
+  fs.writeFileSync(path.join(app, 'mcp-esm.mjs'), `import express from 'express';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import { createTokenAuth } from 'express-verified-user';
+import { mcpTokenVerifier } from 'express-verified-user/mcp';
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+const app = express();
+app.post('/mcp', requireBearerAuth({ verifier: mcpTokenVerifier(auth) }), (req, res) => res.end('ok'));
+const server = app.listen(0, '127.0.0.1');
+await new Promise((r) => server.once('listening', r));
+const answer = await fetch('http://127.0.0.1:' + server.address().port + '/mcp', { method: 'POST', headers: { Authorization: 'Bearer a.b.c' } });
+server.close();
+auth.close();
+if (answer.status !== 401) throw new Error('ESM: refused token answered ' + answer.status);`);
+  run('node', ['mcp-esm.mjs'], app);
 });
 
 check('TypeScript (strict, skipLibCheck off): an MCP route passes req to the SDK transport with no cast; claims through auth.claims(req)', () => {
