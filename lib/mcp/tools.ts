@@ -36,9 +36,11 @@ function calledTool(message: unknown): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
-function isJson(req: Request): boolean {
+/** A JSON body is on its way (RFC 9110 §8.6: a length or a transfer coding says there is a body). */
+function hasJsonBody(req: Request): boolean {
   const type = headerValue(req, 'content-type');
-  return type !== undefined && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
+  const framed = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  return framed && type !== undefined && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
 }
 
 /**
@@ -53,7 +55,7 @@ export function calledTools(req: Request): CalledTools {
   }
   if (req.method !== 'POST') return { kind: 'names', names };
   const body: unknown = req.body;
-  if (body === undefined && isJson(req)) return { kind: 'unread' };
+  if (body === undefined && hasJsonBody(req)) return { kind: 'unread' };
   if (Array.isArray(body)) {
     if (body.length > MAX_BATCH_CALLS) return { kind: 'every' };
     for (const message of body) {
