@@ -9,7 +9,7 @@ import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fix
 import { connectMcpClient, type SdkLine } from '../fixtures/mcp-client';
 import { mcpHandler, type SeenAuthInfo } from '../fixtures/mcp-server';
 
-type BearerAuth = (options: { verifier: ReturnType<typeof mcpTokenVerifier>; requiredScopes: string[]; resourceMetadataUrl: string }) => RequestHandler;
+type BearerAuth = (options: { verifier: ReturnType<typeof mcpTokenVerifier>; requiredScopes: string[]; resourceMetadataUrl: string; expectedResource?: URL }) => RequestHandler;
 
 /**
  * The SDK's requireBearerAuth, loaded with `require`: importing its types would declare `req.auth` as the SDK's
@@ -41,12 +41,11 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
     server = await listen(app);
     resource = `${server.origin}/mcp`;
     const metadataUrl = `${server.origin}/.well-known/oauth-protected-resource/mcp`;
-    auth = createTokenAuth({ issuerBaseURL: as.issuer, audience: resource, claims: 'at+jwt' });
-    app.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => {
-      res.json({ resource, authorization_servers: [as.issuer], scopes_supported: ['mcp:tools', 'mcp:admin'] });
-    });
+    auth = createTokenAuth({ issuerBaseURL: as.issuer, resource, scopesSupported: ['mcp:tools', 'mcp:admin'], claims: 'at+jwt' });
+    app.use(auth.protectedResourceMetadata());
     const verifier = mcpTokenVerifier(auth, { sdk: line });
-    app.post('/mcp', express.json(), bearerAuth(line)({ verifier, requiredScopes: ['mcp:tools'], resourceMetadataUrl: metadataUrl }), mcpHandler(line, runs));
+    // expectedResource: the SDK compares it with AuthInfo.resource, which is the configured resource.
+    app.post('/mcp', express.json(), bearerAuth(line)({ verifier, requiredScopes: ['mcp:tools'], resourceMetadataUrl: metadataUrl, expectedResource: new URL(resource) }), mcpHandler(line, runs));
   });
   afterAll(async () => {
     auth.close();
@@ -62,6 +61,7 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
     expect(info.clientId).toBe(session.provider.clientInformation()?.client_id);
     expect(info.scopes).toEqual(['mcp:tools']);
     expect(info.expiresAt).toBeGreaterThan(Date.now() / 1000);
+    expect(info.resource).toBe(resource);
     expect(info.sub).toBe('alice');
   });
 
@@ -97,5 +97,19 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
       down.close();
       await probe.close();
     }
+  });
+});
+
+describe('mcpTokenVerifier options', () => {
+  const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+  afterAll(() => auth.close());
+
+  it.each([
+    ['no line chosen while both SDK lines are installed (as here)', undefined, /both MCP SDK lines are installed; pass \{ sdk: 1 \} or \{ sdk: 2 \}/],
+    ['an SDK line that does not exist', { sdk: 3 }, /option "sdk" must be 1 or 2/],
+    ['an unknown option', { line: 1 }, /no option "line"/],
+  ])('%s is a TypeError at set-up', (_name, options, message) => {
+    expect(() => mcpTokenVerifier(auth, options as never)).toThrow(message);
+    expect(() => mcpTokenVerifier(auth, options as never)).toThrow(TypeError);
   });
 });
