@@ -92,7 +92,8 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) => createVerifyRouter(auth, routerOptions)),
     verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
     claims(req) {
-      let claims = req.auth;
+      // `object`: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo (docs/mcp.md).
+      let claims: object | undefined = req.auth;
       // A guard of another entry (MCP) may have put its own object on req.auth and kept the claims aside.
       if (claims === undefined || !resolved.claims.passed(claims)) claims = guardedClaims(req) ?? claims;
       if (claims === undefined) throw new TokenAuthError('missing_token');

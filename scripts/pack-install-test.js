@@ -37,7 +37,8 @@ const listing = run('tar', ['-tzf', tarPath], work).split('\n').filter(Boolean);
 const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')));
 
 check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/http/express.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/http/express.d.ts',
+    'dist/mcp.js', 'dist/mcp.mjs', 'types/mcp.d.ts', 'types/mcp-request.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
     if (!shipped.has(needed)) throw new Error(`missing ${needed}`);
   }
   if (![...shipped].some((file) => file.startsWith('docs/'))) throw new Error('missing docs/');
@@ -254,6 +255,61 @@ const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, a
 auth.verify('a.b.c').catch(() => { auth.close(); if (counted !== 1) { console.error('counted', counted); process.exit(1); } });
 `);
   run('node', ['otel.js'], app);
+});
+
+check('the mcp entry: without the MCP SDK requireMcpAuth loads and mcpTokenVerifier says what to install; with the 1.x SDK a refused token is its InvalidTokenError, and 401 from an ES module app', () => {
+  fs.writeFileSync(path.join(app, 'mcp-bare.js'), `const { createTokenAuth } = require('express-verified-user');
+const { requireMcpAuth, mcpTokenVerifier } = require('express-verified-user/mcp');
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+if (typeof requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { admin: ['mcp:admin'] } }) !== 'function') throw new Error('no middleware');
+try { mcpTokenVerifier(auth); throw new Error('no error without the SDK'); } catch (e) { if (!(e instanceof TypeError) || !/@modelcontextprotocol/.test(e.message)) throw e; }
+auth.close();`);
+  run('node', ['mcp-bare.js'], app);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@modelcontextprotocol/sdk@${devVersion('@modelcontextprotocol/sdk')}`, `zod@${devVersion('zod')}`], app);
+  fs.writeFileSync(path.join(app, 'mcp-sdk.js'), `const { createTokenAuth } = require('express-verified-user');
+const { mcpTokenVerifier } = require('express-verified-user/mcp');
+const { InvalidTokenError } = require('@modelcontextprotocol/sdk/server/auth/errors.js');
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+mcpTokenVerifier(auth).verifyAccessToken('a.b.c').then(() => process.exit(1), (e) => { auth.close(); if (!(e instanceof InvalidTokenError)) { console.error(e); process.exit(1); } });`);
+  run('node', ['mcp-sdk.js'], app);
+  // An ES module app gets the SDK's ESM classes: the SDK's requireBearerAuth must still answer 401, not 500.
+  fs.writeFileSync(path.join(app, 'mcp-esm.mjs'), `import express from 'express';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import { createTokenAuth } from 'express-verified-user';
+import { mcpTokenVerifier } from 'express-verified-user/mcp';
+const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
+const app = express();
+app.post('/mcp', requireBearerAuth({ verifier: mcpTokenVerifier(auth) }), (req, res) => res.end('ok'));
+const server = app.listen(0, '127.0.0.1');
+await new Promise((r) => server.once('listening', r));
+const answer = await fetch('http://127.0.0.1:' + server.address().port + '/mcp', { method: 'POST', headers: { Authorization: 'Bearer a.b.c' } });
+server.close();
+auth.close();
+if (answer.status !== 401) throw new Error('ESM: refused token answered ' + answer.status);`);
+  run('node', ['mcp-esm.mjs'], app);
+});
+
+check('TypeScript (strict, skipLibCheck off): an MCP route passes req to the SDK transport with no cast; claims through auth.claims(req)', () => {
+  fs.writeFileSync(path.join(app, 'mcp-app.ts'), `import express from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createTokenAuth } from 'express-verified-user';
+import { requireMcpAuth, type McpAuthInfo } from 'express-verified-user/mcp';
+const auth = createTokenAuth({ issuerBaseURL: 'https://as.example.com', resource: 'https://mcp.example.com/mcp', claims: 'at+jwt' });
+const app = express();
+app.use(auth.protectedResourceMetadata());
+app.post('/mcp', express.json(), requireMcpAuth(auth, { scopes: ['mcp:tools'] }), async (req, res) => {
+  const info: McpAuthInfo | undefined = req.auth;
+  const sub: string = auth.claims(req).sub;
+  res.setHeader('X-Who', sub + String(info?.clientId));
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await transport.handleRequest(req, res, req.body);
+});
+`);
+  fs.writeFileSync(path.join(app, 'tsconfig.mcp.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'commonjs', moduleResolution: 'node10', target: 'ES2022', esModuleInterop: true, skipLibCheck: false, types: ['node'] },
+    files: ['mcp-app.ts'],
+  }));
+  run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.mcp.json'], app);
 });
 
 fs.rmSync(work, { recursive: true, force: true });

@@ -15,7 +15,8 @@ import { isThenable } from '../base/values';
 export function verifiedUserMiddleware(auth: Authenticator, requirement: RouteRequirement, optional: boolean): RequestHandler {
   const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
   const succeed = (claims: VerifiedClaims | undefined, req: Request, next: NextFunction) => {
-    req.auth = claims;
+    // Not through the declared type: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo.
+    (req as { auth?: unknown }).auth = claims;
     next();
   };
 

@@ -1,0 +1,41 @@
+// The `express-verified-user/mcp` entry: requireMcpAuth (one middleware for an MCP endpoint) and mcpTokenVerifier
+// (the MCP SDK's OAuthTokenVerifier), over a TokenAuth. The MCP SDK is an optional peer (1.x or 2.x).
+import type { RequestHandler } from 'express';
+import { routeGuard, type TokenAuth } from './token-auth';
+import type { JwtClaims } from './token/claim-modes';
+import { mcpAuthMiddleware, type RequireMcpAuthOptions } from './mcp/require-mcp-auth';
+import { createMcpTokenVerifier, type McpTokenVerifier, type McpTokenVerifierOptions } from './mcp/token-verifier';
+import type { ModuleLoader } from './mcp/sdk-errors';
+
+export type { McpAuthInfo } from './mcp/auth-info';
+export type { RequireMcpAuthOptions } from './mcp/require-mcp-auth';
+export type { McpTokenVerifier, McpTokenVerifierOptions } from './mcp/token-verifier';
+export type { McpSdkLine } from './mcp/sdk-errors';
+
+/**
+ * One middleware for an MCP endpoint: verifies as `auth.requireVerifiedUser(scopes)` does (challenges with
+ * `resource_metadata` and `scope`), gates `tools/call` per tool (`tools: { name: scopes }`, read from the
+ * `Mcp-Method`/`Mcp-Name` headers and the JSON-RPC body: mount `express.json()` before it), and sets `req.auth` to
+ * the SDK's `AuthInfo`, which the transport hands to tools. `auth.claims(req)` still gives the typed claims.
+ */
+export function requireMcpAuth<C extends JwtClaims>(auth: TokenAuth<C>, options?: RequireMcpAuthOptions): RequestHandler {
+  return mcpAuthMiddleware(routeGuard(auth), (claims) => auth.scopesOf(claims), options);
+}
+
+/**
+ * The MCP SDK's `OAuthTokenVerifier` over `auth.verify()`, for apps that keep the SDK's `requireBearerAuth`
+ * (1.x or 2.x). A refused token throws the SDK's `invalid_token` error (401 there), an outage its
+ * `temporarily_unavailable` (400: no SDK line answers 503), anything else `server_error`.
+ */
+export const mcpTokenVerifier = mcpTokenVerifierLoading(require);
+
+/**
+ * @internal mcpTokenVerifier with the SDK's modules loaded by `load`: the ES module face (`mcp.mjs`) passes the
+ * SDK's ESM builds, whose error classes are not the CommonJS ones `require` gives.
+ */
+export function mcpTokenVerifierLoading(load: ModuleLoader) {
+  return function mcpTokenVerifier<C extends JwtClaims>(auth: TokenAuth<C>, options?: McpTokenVerifierOptions): McpTokenVerifier {
+    const { resource } = routeGuard(auth);
+    return createMcpTokenVerifier({ verify: (token) => auth.verify(token), scopesOf: (claims) => auth.scopesOf(claims), resource }, options, load);
+  };
+}

@@ -1,0 +1,74 @@
+// requireMcpAuth: one middleware for an MCP endpoint. It verifies as requireVerifiedUser does (through the
+// TokenAuth's route guard), with the scopes of the tools a request calls, and leaves the SDK's AuthInfo on req.auth.
+import type { Request, RequestHandler } from 'express';
+import { TokenAuthError } from '../base/errors';
+import { optionError } from '../base/option-error';
+import { isObject } from '../base/values';
+import type { JwtClaims } from '../token/claim-modes';
+import type { ScopeRequirementInput } from '../token/scopes';
+import { toAuthInfo } from './auth-info';
+import { calledTools, parseToolScopes } from './tools';
+
+/** Options of `requireMcpAuth(auth, options)`. */
+export interface RequireMcpAuthOptions {
+  /** Scopes every request to the endpoint needs, as `requireVerifiedUser` takes them. */
+  scopes?: ScopeRequirementInput;
+  /**
+   * Scopes a `tools/call` of a tool needs on top of the endpoint's: `{ toolName: scopes }`. A call without them is
+   * answered 403 `insufficient_scope` naming every scope it needs, so the client can step up. Other tools: the
+   * endpoint's scopes.
+   */
+  tools?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** What requireMcpAuth needs of a TokenAuth's route guard (`http/guard.ts`); `R` is a parsed requirement. */
+export interface McpRouteGuard<R> {
+  readonly resource: string | undefined;
+  requirement(scopes?: ScopeRequirementInput): R;
+  middleware(pick: (req: Request) => R, accept: (req: Request, verified: { claims: JwtClaims; token: string }) => void): RequestHandler;
+}
+
+/** Reads a token's granted scopes as its TokenAuth does (`auth.scopesOf`). */
+export type ScopeReader = (claims: JwtClaims) => readonly string[] | undefined;
+
+const OPTION_NAMES = new Set(['scopes', 'tools']);
+
+/** The endpoint's requirement as `{ all, any }` lists, to add a tool's scopes to (validated by the guard first). */
+function requirementParts(input: ScopeRequirementInput | undefined): { all: readonly string[]; any: readonly string[] } {
+  if (input === undefined) return { all: [], any: [] };
+  if (Array.isArray(input)) return { all: input, any: [] };
+  const spec = input as { all?: readonly string[]; any?: readonly string[] };
+  return { all: spec.all ?? [], any: spec.any ?? [] };
+}
+
+/** Build the middleware; options are checked here, once (a TypeError naming the option). */
+export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeReader, options: unknown): RequestHandler {
+  if (options !== undefined && !isObject(options)) optionError('requireMcpAuth options must be an object { scopes, tools }');
+  const given = (options ?? {}) as RequireMcpAuthOptions;
+  for (const key of Object.keys(given)) if (!OPTION_NAMES.has(key)) optionError(`requireMcpAuth has no option "${key}" (scopes, tools)`);
+
+  const endpoint = guard.requirement(given.scopes);
+  const parts = requirementParts(given.scopes);
+  const withTools = (scopes: readonly string[]) => guard.requirement({ all: [...parts.all, ...scopes], any: parts.any });
+  const tools = parseToolScopes(given.tools);
+  const perTool = new Map<string, R>();
+  for (const [name, scopes] of tools) perTool.set(name, withTools(scopes));
+  const everyTool = withTools([...tools.values()].flat());
+
+  function pick(req: Request): R {
+    if (tools.size === 0) return endpoint;
+    const called = calledTools(req);
+    // The transport would parse the body after us: no call could be seen, so none is let through unseen.
+    if (called.kind === 'unread') throw new TokenAuthError('internal', { reason: 'mcp-body-unread: mount express.json() before requireMcpAuth' });
+    if (called.kind === 'every') return everyTool;
+    const gated = [...new Set(called.names)].filter((name) => tools.has(name));
+    if (gated.length === 0) return endpoint;
+    if (gated.length === 1) return perTool.get(gated[0]) as R;
+    return withTools(gated.flatMap((name) => tools.get(name) ?? []));
+  }
+
+  return guard.middleware(pick, (req, { claims, token }) => {
+    // This package's own program declares req.auth as claims; a program that loads the mcp entry sees AuthInfo.
+    (req as { auth?: unknown }).auth = toAuthInfo(token, claims, scopesOf(claims), guard.resource);
+  });
+}

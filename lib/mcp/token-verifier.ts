@@ -1,0 +1,54 @@
+// mcpTokenVerifier: the MCP SDK's OAuthTokenVerifier over auth.verify(), for apps that keep the SDK's
+// requireBearerAuth; a refusal throws the SDK line's own error, so the SDK answers 401 (an outage: 400), never 500.
+import { TokenAuthError } from '../base/errors';
+import { optionError } from '../base/option-error';
+import { isObject } from '../base/values';
+import type { JwtClaims } from '../token/claim-modes';
+import { toAuthInfo, type McpAuthInfo } from './auth-info';
+import type { ScopeReader } from './require-mcp-auth';
+import { loadSdkErrors, type McpSdkLine, type ModuleLoader, type SdkErrorFactory } from './sdk-errors';
+
+/** The SDK's `OAuthTokenVerifier` (1.x and 2.x). */
+export interface McpTokenVerifier {
+  verifyAccessToken(token: string): Promise<McpAuthInfo>;
+}
+
+/** Options of `mcpTokenVerifier(auth, options)`. */
+export interface McpTokenVerifierOptions {
+  /** Which SDK line's errors to throw: needed only when both `@modelcontextprotocol/sdk` and `…/server` are installed. */
+  sdk?: McpSdkLine;
+}
+
+/** What the verifier needs of a TokenAuth. */
+export interface McpVerifySource {
+  verify(token: string): Promise<JwtClaims>;
+  readonly scopesOf: ScopeReader;
+  readonly resource: string | undefined;
+}
+
+/** A refusal as the SDK's own error: its requireBearerAuth answers 401 for invalid_token, 400 for the others. */
+function sdkError(err: unknown, make: SdkErrorFactory): Error {
+  if (err instanceof TokenAuthError && err.status === 401) return make('invalid_token', err.message);
+  // No SDK line answers 503: temporarily_unavailable (400) says what happened without sending the client back to
+  // its authorization server, as a 401 would.
+  if (err instanceof TokenAuthError && err.status === 503) return make('temporarily_unavailable', err.message);
+  return make('server_error', 'Internal server error');
+}
+
+/** Build the verifier; options are checked and the SDK's classes loaded here, once. */
+export function createMcpTokenVerifier(source: McpVerifySource, options: unknown, load: ModuleLoader): McpTokenVerifier {
+  if (options !== undefined && !isObject(options)) optionError('mcpTokenVerifier options must be an object { sdk }');
+  const given = (options ?? {}) as McpTokenVerifierOptions;
+  for (const key of Object.keys(given)) if (key !== 'sdk') optionError(`mcpTokenVerifier has no option "${key}" (sdk)`);
+  const make = loadSdkErrors(given.sdk, load);
+  return {
+    async verifyAccessToken(token) {
+      try {
+        const claims = await source.verify(token);
+        return toAuthInfo(token, claims, source.scopesOf(claims), source.resource);
+      } catch (err) {
+        throw sdkError(err, make);
+      }
+    },
+  };
+}
