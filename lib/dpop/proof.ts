@@ -1,5 +1,6 @@
 // One DPoP proof JWT checked against its request (RFC 9449 §4.3): header, key, signature, htm, htu, iat, ath.
-import { constants, createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { LRUCache } from 'lru-cache';
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
@@ -109,7 +110,7 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>): ProofKey 
   if (THUMBPRINT_MEMBERS[jwk.kty].some((m) => typeof jwk[m] !== 'string')) throw invalidProof('jwk');
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    key = createPublicKey({ key: jwk as Jwk, format: 'jwk' });
   } catch {
     throw invalidProof('jwk');
   }

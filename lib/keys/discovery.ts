@@ -108,6 +108,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
         timeoutMs: config.timeout * 1000,
         maxBytes: MAX_METADATA_BYTES,
         signal: closing.signal,
+        kind: 'discovery',
       });
     } catch (err) {
       throw new DiscoveryError(err instanceof RemoteFetchError ? `discovery-${err.failure}` : 'discovery-network', err);

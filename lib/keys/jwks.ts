@@ -1,6 +1,7 @@
 // Keys from a remote JWKS: chosen by `kid`, cached, refetched for an unknown `kid` at most once per cooldown, with
 // withdrawn keys flagged so the verdict cache stops serving what they verified.
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
@@ -73,7 +74,7 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || jwk.alg.startsWith('HS'))) return undefined;
 
   // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
-  const material: JsonWebKey = jwk.kty === 'RSA'
+  const material: Jwk = jwk.kty === 'RSA'
     ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
     : jwk.kty === 'EC'
       ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }

@@ -1,5 +1,6 @@
 // Keys the app holds: a secret, a public key (PEM, JWK or KeyObject), or its own resolver function.
-import { createPublicKey, createSecretKey, KeyObject, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import { pemHint } from './hints';
@@ -52,7 +53,7 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
       if (/PRIVATE KEY-----/.test(input)) optionError(`${what} must be a public key, not a private one`);
       key = createPublicKey(input);
     } else if (typeof input === 'object' && input !== null) {
-      const jwk = input as JsonWebKey;
+      const jwk = input as Jwk;
       if (jwk.kty === 'oct') optionError(`${what} is a symmetric JWK; pass it as key.secret`);
       if (jwk.d !== undefined) optionError(`${what} must be a public JWK (it holds private parameter "d")`);
       key = createPublicKey({ key: jwk, format: 'jwk' });
