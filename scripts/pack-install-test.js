@@ -51,6 +51,12 @@ const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')))
 run('tar', ['-xzf', tarPath, '-C', work], work);
 const unpacked = path.join(work, 'package');
 
+check('package.json exports stay as they were (the command is a bin, not an export)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./package.json') throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
+  if (pkg.bin?.['express-verified-user'] !== './dist/cli.js' || !shipped.has('dist/cli.js')) throw new Error('bin express-verified-user → ./dist/cli.js missing');
+});
+
 check('npm pack in a clean clone builds dist/ first (the prepare script), so the tarball\'s main exists', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   if (!/\bnpm run build\b/.test(pkg.scripts?.prepare ?? '')) throw new Error('package.json has no prepare script running the build');
@@ -275,6 +281,23 @@ express().get('/', auth.requireVerifiedUser(), (req) => { const n: number = req.
     failed = /not assignable to type 'number'/.test(String(err.stdout));
   }
   if (!failed) throw new Error('tsc accepted a string claim assigned to a number');
+});
+
+check('the express-verified-user command (bin) prints a token the installed package verifies, and exits 2 on bad input', () => {
+  const bin = path.join(app, 'node_modules', '.bin', 'express-verified-user');
+  const env = { PATH: process.env.PATH, TOKEN_SECRET: 's'.repeat(40), TOKEN_ISSUER: 'https://dev.local', TOKEN_AUDIENCE: 'my-api' };
+  const token = execFileSync(bin, ['token', '--scope', 'identify', '--sub', 'user-1'], { cwd: app, env, encoding: 'utf8' }).trim();
+  fs.writeFileSync(path.join(app, 'cli-token.js'), `const { createTokenAuth } = require('express-verified-user');
+const auth = createTokenAuth({ key: { secret: process.env.TOKEN_SECRET }, issuer: process.env.TOKEN_ISSUER, audience: process.env.TOKEN_AUDIENCE });
+auth.verify(process.argv[2]).then((claims) => { auth.close(); if (claims.sub !== 'user-1') process.exit(1); }, (e) => { console.error(e.code, e.reason); process.exit(1); });`);
+  execFileSync('node', ['cli-token.js', token], { cwd: app, env, stdio: 'pipe' });
+  let code = 0;
+  try {
+    execFileSync(bin, ['token', '--nonsense'], { cwd: app, env, stdio: 'pipe' });
+  } catch (err) {
+    code = err.status;
+  }
+  if (code !== 2) throw new Error(`bad input exited ${code}, not 2`);
 });
 
 check('express-verified-user/redis loads with no Redis client installed (optional peers)', () => {

@@ -11,7 +11,8 @@ import { optionError } from '../base/option-error';
 /** A JWS header in, a verification key out: the app's own key resolver (`key: (header) => …`). */
 export type KeyResolver = (header: JwsHeader) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
 
-const MIN_SECRET_BYTES = 32;
+/** Shortest HMAC secret accepted (RFC 7518 §3.2: at least the hash size, 256 bits for HS256). */
+export const MIN_SECRET_BYTES = 32;
 
 /** The accepted algorithms for one known key: the option's, each checked against the key, or the key's default. */
 function algorithmsFor(key: KeyObject, requested: readonly Algorithm[] | undefined, what: string): ReadonlySet<Algorithm> {
