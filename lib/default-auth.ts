@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import type { VerifyRouterOptions } from './http/router';
 import type { ScopeRequirementInput } from './token/scopes';
 import { createTokenAuth, type TokenAuth } from './token-auth';
-import { optionsFromEnv } from './config/environment';
+import { fromVariable, optionsFromEnv } from './config/environment';
 import { acceptUncalled } from './http/uncalled';
 
 export { optionsFromEnv };
@@ -13,7 +13,14 @@ let defaultAuth: TokenAuth | undefined;
 
 /** The process-wide TokenAuth configured from the environment, built on first use (at app set-up). */
 export function defaultTokenAuth(): TokenAuth {
-  defaultAuth ??= createTokenAuth(optionsFromEnv(process.env));
+  if (defaultAuth === undefined) {
+    const options = optionsFromEnv(process.env);
+    try {
+      defaultAuth = createTokenAuth(options);
+    } catch (err) {
+      throw fromVariable(err);
+    }
+  }
   return defaultAuth;
 }
 

@@ -45,6 +45,15 @@ describe('top-level requireVerifiedUser (environment-configured)', () => {
     await request(app).get('/me').expect(401);
   });
 
+  it('names the variable a refused option came from (a short TOKEN_SECRET, a bad TOKEN_JWKS_URI), never its value', () => {
+    Object.assign(process.env, { TOKEN_SECRET: 'short-secret-value', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
+    expect(() => requireVerifiedUser()).toThrow('express-verified-user: key.secret must be at least 32 bytes (got 18) [from TOKEN_SECRET]');
+    expect(() => requireVerifiedUser()).not.toThrow(/short-secret-value/);
+    delete process.env.TOKEN_SECRET;
+    process.env.TOKEN_JWKS_URI = 'http://issuer.example/jwks';
+    expect(() => requireVerifiedUser()).toThrow(/option "key.jwksUri" must be an https: URL .* \[from TOKEN_JWKS_URI\]$/);
+  });
+
   it('refuses two key variables at once', () => {
     Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_JWKS_URI: 'https://issuer.example/jwks', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
     expect(() => requireVerifiedUser()).toThrow(/only one of/);

@@ -95,6 +95,23 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   return Object.assign(options, optional);
 }
 
+/** The variable each option comes from when the environment configures it, for `fromVariable`. */
+const VARIABLE_OF_OPTION: ReadonlyArray<readonly [RegExp, string]> = [
+  [/"?key\.secret\b/, 'TOKEN_SECRET'], [/"?key\.publicKey\b/, 'TOKEN_PUBLIC_KEY'], [/"?key\.jwksUri\b/, 'TOKEN_JWKS_URI'],
+  [/"?key\.upstream\b/, 'TOKEN_UPSTREAM_URL'], [/"issuerBaseURL\b/, 'TOKEN_ISSUER_BASE_URL'], [/"algorithms"/, 'TOKEN_ALGORITHMS'],
+  [/"issuer"/, 'TOKEN_ISSUER'], [/"audience"/, 'TOKEN_AUDIENCE'],
+];
+
+/**
+ * An option TypeError of `createTokenAuth` on options read from the environment, naming the variable the option
+ * came from too (`… key.secret must be at least 32 bytes (got 12) [from TOKEN_SECRET]`); other errors as they are.
+ */
+export function fromVariable(err: unknown): unknown {
+  if (!(err instanceof TypeError) || !err.message.startsWith('express-verified-user: ')) return err;
+  const variable = VARIABLE_OF_OPTION.find(([pattern]) => pattern.test(err.message))?.[1];
+  return variable === undefined ? err : new TypeError(`${err.message} [from ${variable}]`);
+}
+
 function keyOption(name: Exclude<(typeof KEY_VARIABLES)[number], 'TOKEN_ISSUER_BASE_URL'>, value: string): KeyOption {
   switch (name) {
     case 'TOKEN_SECRET':
