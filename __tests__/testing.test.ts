@@ -93,6 +93,34 @@ describe('createTestIssuer', () => {
     await expect(createTestIssuer({ jwks: true })).rejects.toThrow(TypeError);
   });
 
+  it('refuses discovery with HS256 or with an issuer of its own', async () => {
+    await expect(createTestIssuer({ discovery: true, alg: 'HS256' })).rejects.toThrow(/discovery needs alg/);
+    await expect(createTestIssuer({ discovery: true, issuer: 'https://elsewhere.test' })).rejects.toThrow(/leave issuer out/);
+  });
+
+  describe.each(EXPRESS_VERSIONS)('discovery: true, through %s', (_name, express) => {
+    it('serves OpenID discovery and the JWKS on loopback; its options are { issuerBaseURL, audience } and an app verifies through them', async () => {
+      const issuer = await make({ discovery: true });
+      expect(issuer.options).toEqual({ issuerBaseURL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), audience: 'api.test' });
+      const base = issuer.options.issuerBaseURL as string;
+      const metadata = await (await fetch(`${base}/.well-known/openid-configuration`)).json() as Record<string, unknown>;
+      expect(metadata).toMatchObject({ issuer: base, jwks_uri: issuer.jwksUri });
+
+      const auth = createTokenAuth(issuer.options);
+      const app = express();
+      app.get('/me', auth.requireVerifiedUser(['identify']), (req, res) => {
+        res.json({ iss: req.auth?.iss, jti: req.auth?.jti });
+      });
+      const token = issuer.sign();
+      expect(decode(token, { complete: true })?.header).toMatchObject({ alg: 'ES256', kid: issuer.kid });
+      const me = await request(app).get('/me').set('Authorization', `Bearer ${token}`).expect(200);
+      expect(me.body).toEqual({ iss: base, jti: (decode(token) as VerifiedClaims).jti });
+      expect(issuer.jwksRequests).toBe(1);
+      await request(app).get('/me').set('Authorization', `Bearer ${issuer.sign({ iss: 'https://issuer.test' })}`).expect(401);
+      auth.close();
+    });
+  });
+
   describe.each(EXPRESS_VERSIONS)('testing an app that uses this package, through %s', (_name, express) => {
     it.each(ALGORITHMS)('%s: an app test with its own issuer (the README example)', async (alg) => {
       const issuer = await make({ alg });

@@ -58,6 +58,8 @@ function createDevIssuer({ lifetime = LIFETIME } = {}) {
   return {
     mint,
     lifetime,
+    /** The private signing key as PKCS#8 PEM, for the package's command (`express-verified-user token --key`). */
+    privateKeyPem: () => privateKey.export({ type: 'pkcs8', format: 'pem' }),
     options: { key: { publicKey }, issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'] },
   };
 }

@@ -8,6 +8,8 @@ export interface DevIssuer {
   mint(options?: { scopes?: string[]; providers?: string[]; origin?: string; lifetime?: number; forged?: boolean }): string;
   /** Seconds a token lives. */
   readonly lifetime: number;
+  /** The private signing key as PKCS#8 PEM. */
+  privateKeyPem(): string;
   readonly options: { key: { publicKey: unknown }; issuer: string; audience: string; algorithms: string[] };
 }
 
@@ -19,6 +21,8 @@ export function startDemo(options?: { port?: number; host?: string; log?: (text:
   url: string;
   port: number;
   token: string;
+  /** The file holding the dev signing key while the demo runs (for `express-verified-user token --key`). */
+  keyFile: string;
   server: Server;
   close(): Promise<void>;
 }>;

@@ -2,11 +2,13 @@
 // The demo app: a link builder, a dev authorization server (code flow with PKCE), a callback page that exchanges
 // the code and calls the verify endpoint as the service's sample client does, and two protected routes. It uses
 // the package only through its public entry.
+const fs = require('node:fs');
 const http = require('node:http');
+const os = require('node:os');
 const path = require('node:path');
 const express = require('express');
 const { createTokenAuth } = require('express-verified-user');
-const { createDevIssuer, LIFETIME } = require('./dev-issuer');
+const { createDevIssuer, LIFETIME, ISSUER, AUDIENCE } = require('./dev-issuer');
 const { devAuthorizationServer } = require('./dev-authorization-server');
 
 const PUBLIC = path.join(__dirname, 'public');
@@ -59,8 +61,8 @@ function createDemoApp({ codeLifetimeMs } = {}) {
   return { app, auth, issuer };
 }
 
-/** The lines printed at start: where to go, a ready token, and curl commands that use it. */
-function banner(url, token) {
+/** The lines printed at start: where to go, a ready token, curl commands that use it, and how to mint another. */
+function banner(url, token, keyFile) {
   const api = `${url}api`;
   const headers = `-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'Accept: application/json'`;
   return [
@@ -83,6 +85,11 @@ function banner(url, token) {
     `curl -si '${api}/admin' -H "Authorization: Bearer $TOKEN"`,
     '# No token: 401 with a WWW-Authenticate challenge:',
     `curl -si '${api}/auth/@users/verify?'`,
+    '',
+    '# Another token, with the scopes you choose: the package\'s command, signing with this run\'s key',
+    '# (npx express-verified-user token --help says every flag):',
+    `export TOKEN=$(npx express-verified-user token --key '${keyFile}' --iss ${ISSUER} --aud ${AUDIENCE} --scope identify,email --sub ada)`,
+    `curl -s '${api}/me' -H "Authorization: Bearer $TOKEN"`,
     '',
   ].join('\n');
 }
@@ -107,13 +114,22 @@ async function startDemo({ port = Number(process.env.PORT ?? 3000), host, log = 
   const shownHost = host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}/`;
   const token = issuer.mint({ origin: url.slice(0, -1) });
-  log(banner(url, token));
+  // The dev key in a private temporary file while the demo runs, for the command's --key; removed at close or exit.
+  const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evu-demo-'));
+  const keyFile = path.join(keyDir, 'dev-key.pem');
+  fs.writeFileSync(keyFile, issuer.privateKeyPem(), { mode: 0o600 });
+  const removeKey = () => fs.rmSync(keyDir, { recursive: true, force: true });
+  process.once('exit', removeKey);
+  log(banner(url, token, keyFile));
   return {
     url,
     port: address.port,
     token,
+    keyFile,
     server,
     close() {
+      removeKey();
+      process.removeListener('exit', removeKey);
       auth.close();
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -124,6 +140,8 @@ async function startDemo({ port = Number(process.env.PORT ?? 3000), host, log = 
 module.exports = { createDemoApp, startDemo };
 
 if (require.main === module) {
+  // Ctrl-C ends through process.exit, so that the 'exit' handlers (the dev key file's removal) run.
+  process.once('SIGINT', () => process.exit(130));
   startDemo().catch((err) => {
     console.error(`demo: could not start: ${err.message}`);
     process.exitCode = 1;

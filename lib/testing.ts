@@ -1,10 +1,11 @@
 // The `express-verified-user/testing` entry: a test issuer that mints tokens (HS, RS, ES, EdDSA; JWKS on
 // loopback; DPoP holders) for the app's own tests.
-import { constants, createHash, createHmac, createSecretKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { constants, createHash, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenAuthOptions } from './config/options';
 import { jwkThumbprint } from './dpop/proof';
+import { signToken } from './token/sign';
 
 /** Options of `createTestIssuer`. */
 export interface TestIssuerOptions {
@@ -12,6 +13,12 @@ export interface TestIssuerOptions {
   alg?: 'HS256' | 'RS256' | 'ES256' | 'EdDSA';
   /** Serve the public keys as a JWKS on 127.0.0.1 and hand out `{ jwksUri }` options (not with HS256). */
   jwks?: boolean;
+  /**
+   * Serve `/.well-known/openid-configuration` and the JWKS on 127.0.0.1, as an authorization server does, and hand
+   * out `{ issuerBaseURL, audience }` options: tests take the discovery path production takes. The issuer is the
+   * server's address (no `issuer` option); the algorithm defaults to ES256 (not HS256).
+   */
+  discovery?: boolean;
   /** `iss` of minted tokens and accepted by `options` (default `'https://issuer.test'`). */
   issuer?: string;
   /** `aud` of minted tokens and accepted by `options` (default `'api.test'`). */
@@ -61,9 +68,9 @@ export interface TestIssuer {
   claims(overrides?: Record<string, unknown>): Record<string, unknown>;
   /** Options that plug straight into `createTokenAuth`. */
   readonly options: TokenAuthOptions;
-  /** With `jwks: true`: the JWKS address. */
+  /** With `jwks` or `discovery`: the JWKS address. */
   readonly jwksUri: string | undefined;
-  /** With `jwks: true`: how many times the JWKS has been fetched. */
+  /** With `jwks` or `discovery`: how many times the JWKS has been fetched. */
   readonly jwksRequests: number;
   /** Key id of the current signing key (asymmetric algorithms). */
   readonly kid: string | undefined;
@@ -116,30 +123,7 @@ export function createDpopHolder(alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'E
   };
 }
 
-/** Algorithms `signToken` can produce. */
-export type TestSigningAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA' | 'Ed25519';
-
-/**
- * Sign a payload as a compact JWS, exactly as given: no claim is added or removed (unlike `jsonwebtoken.sign`,
- * which adds or drops `iat`). The header is `{ alg, typ: 'JWT', ...header }`. For tests only.
- */
-export function signToken(payload: unknown, key: string | Buffer | KeyObject, alg: TestSigningAlgorithm, header: Record<string, unknown> = {}): string {
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${encode({ alg, typ: 'JWT', ...header })}.${encode(payload)}`;
-  const bits = `sha${alg.slice(2)}`;
-  let signature: Buffer;
-  if (alg === 'EdDSA' || alg === 'Ed25519') {
-    // Edwards curves sign the message itself: no digest to name.
-    signature = cryptoSign(null, Buffer.from(input), key as KeyObject);
-  } else if (alg.startsWith('HS')) {
-    signature = createHmac(bits, typeof key === 'string' || Buffer.isBuffer(key) ? createSecretKey(Buffer.from(key)) : key).update(input).digest();
-  } else {
-    const padding = alg.startsWith('PS') ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 } : {};
-    const dsaEncoding = alg.startsWith('ES') ? { dsaEncoding: 'ieee-p1363' as const } : {};
-    signature = cryptoSign(bits, Buffer.from(input), { key: key as KeyObject, ...padding, ...dsaEncoding });
-  }
-  return `${input}.${signature.toString('base64url')}`;
-}
+export { signToken, type TestSigningAlgorithm } from './token/sign';
 
 interface SigningKey {
   kid: string;
@@ -154,30 +138,37 @@ function newKeyPair(alg: 'RS256' | 'ES256' | 'EdDSA'): SigningKey {
   return { kid: randomUUID(), ...pair };
 }
 
-async function serveJwks(body: () => string, counted: () => void): Promise<{ server: Server; uri: string }> {
+/** The JWKS (and with `discovery`, the OpenID configuration naming it) on 127.0.0.1; `origin` is the issuer. */
+async function serveJwks(body: () => string, counted: () => void, discovery: boolean): Promise<{ server: Server; uri: string; origin: string }> {
+  let origin = '';
   const server = createServer((req, res) => {
-    if (req.url !== '/.well-known/jwks.json') {
+    const json = (text: string) => res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(text);
+    if (req.url === '/.well-known/jwks.json') {
+      counted();
+      json(body());
+    } else if (discovery && req.url === '/.well-known/openid-configuration') {
+      json(JSON.stringify({ issuer: origin, jwks_uri: `${origin}/.well-known/jwks.json`, id_token_signing_alg_values_supported: [] }));
+    } else {
       res.writeHead(404).end();
-      return;
     }
-    counted();
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(body());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, uri: `http://127.0.0.1:${port}/.well-known/jwks.json` };
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, uri: `${origin}/.well-known/jwks.json`, origin };
 }
 
 /**
  * Create an issuer that mints valid Shape B tokens (HS256 by default; RS256, ES256 or EdDSA (Ed25519) on request, their JWKS
- * served on loopback with `jwks: true`). Its `options` plug into `createTokenAuth`. Test code only: the keys
- * live in memory and vanish with the process.
+ * served on loopback with `jwks: true`, with OpenID discovery too with `discovery: true`). Its `options` plug into
+ * `createTokenAuth`. Test code only: the keys live in memory and vanish with the process.
  */
 export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<TestIssuer> {
-  const alg = opts.alg ?? 'HS256';
+  const discovery = opts.discovery === true;
+  const alg = opts.alg ?? (discovery ? 'ES256' : 'HS256');
   if (!['HS256', 'RS256', 'ES256', 'EdDSA'].includes(alg)) throw new TypeError(`createTestIssuer: alg must be HS256, RS256, ES256 or EdDSA`);
   if (opts.jwks === true && alg === 'HS256') throw new TypeError('createTestIssuer: jwks needs alg RS256, ES256 or EdDSA');
-  const issuer = opts.issuer ?? 'https://issuer.test';
+  if (discovery && alg === 'HS256') throw new TypeError('createTestIssuer: discovery needs alg RS256, ES256 or EdDSA');
+  if (discovery && opts.issuer !== undefined) throw new TypeError('createTestIssuer: with discovery the issuer is the server\'s own address; leave issuer out');
   const audience = opts.audience ?? 'api.test';
   const lifetime = opts.lifetime ?? 600;
   const clock = opts.clock ?? (() => Date.now() / 1000);
@@ -188,10 +179,11 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
   const jwksBody = () => JSON.stringify({
     keys: keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg, use: 'sig' })),
   });
-  const served = opts.jwks === true ? await serveJwks(jwksBody, () => jwksRequests++) : undefined;
+  const served = opts.jwks === true || discovery ? await serveJwks(jwksBody, () => jwksRequests++, discovery) : undefined;
+  const issuer = discovery ? (served as { origin: string }).origin : opts.issuer ?? 'https://issuer.test';
 
   const holder = opts.dpop === true ? createDpopHolder('ES256', clock) : undefined;
-  const options: TokenAuthOptions = {
+  const options: TokenAuthOptions = discovery ? { issuerBaseURL: issuer, audience, ...(holder === undefined ? {} : { dpop: {} }) } : {
     key: secret !== undefined ? { secret }
       : served !== undefined ? { jwksUri: served.uri, cooldown: 0 }
         : { publicKey: keys[0].publicKey },

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Install the package as a user would: `npm pack`, install the tarball into a fresh app in a temporary folder,
-// then use it there with require (CommonJS), import (ESM) and from TypeScript (tsc --noEmit, strict) under every
-// moduleResolution (node10, node16, bundler), with and without esModuleInterop.
+// Install the package as a user would: `npm pack` in a clean copy of the repository (no dist/: the `prepare`
+// script must build it), install the tarball into a fresh app in a temporary folder, then use it there with
+// require (CommonJS), import (ESM) and from TypeScript (tsc --noEmit, strict, skipLibCheck off) under every
+// moduleResolution (node10, node16, bundler), with and without esModuleInterop, and against @types/node 20, 22,
+// 24 and the newest.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -29,12 +31,38 @@ function check(name, fn) {
   }
 }
 
-run('npm', ['run', 'build'], root);
-const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
+// A clean clone of the working tree: the files git tracks (or would), without dist/ or any build output. Its
+// node_modules is the repository's (a link), as after `npm ci`; `npm pack` there must build dist/ by itself.
+const clone = path.join(work, 'clone');
+const tracked = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root).split('\0').filter(Boolean);
+for (const file of tracked) {
+  if (!fs.existsSync(path.join(root, file))) continue; // deleted in the working tree, not yet in the index
+  fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
+  fs.copyFileSync(path.join(root, file), path.join(clone, file));
+}
+if (fs.existsSync(path.join(clone, 'dist'))) throw new Error('the clean copy holds dist/: is it tracked by git?');
+fs.symlinkSync(path.join(root, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], clone).trim().split('\n').pop();
 const tarPath = path.join(work, tarball);
 
 const listing = run('tar', ['-tzf', tarPath], work).split('\n').filter(Boolean);
 const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')));
+// What ships, unpacked: the checks below read the tarball's files, not the repository's.
+run('tar', ['-xzf', tarPath, '-C', work], work);
+const unpacked = path.join(work, 'package');
+
+check('package.json exports stay as they were (the command is a bin, not an export)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./package.json') throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
+  if (pkg.bin?.['express-verified-user'] !== './dist/cli.js' || !shipped.has('dist/cli.js')) throw new Error('bin express-verified-user → ./dist/cli.js missing');
+});
+
+check('npm pack in a clean clone builds dist/ first (the prepare script), so the tarball\'s main exists', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  if (!/\bnpm run build\b/.test(pkg.scripts?.prepare ?? '')) throw new Error('package.json has no prepare script running the build');
+  const main = pkg.main.replace(/^\.\//, '');
+  if (!shipped.has(main)) throw new Error(`the tarball lacks ${main}, which "main" names (${shipped.size} files)`);
+});
 
 check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
   for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/http/express.d.ts',
@@ -50,7 +78,7 @@ check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and doc
 check('every relative link in the shipped README, SECURITY and docs points at a file the tarball holds', () => {
   const broken = [];
   for (const file of [...shipped].filter((f) => f.endsWith('.md'))) {
-    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    const text = fs.readFileSync(path.join(unpacked, file), 'utf8');
     for (const [, target] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
       if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
       const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
@@ -61,7 +89,7 @@ check('every relative link in the shipped README, SECURITY and docs points at a 
 });
 
 check('no "SPEC §" reference in what ships (users have no SPEC)', () => {
-  const cited = [...shipped].filter((f) => /\.(md|d\.ts)$/.test(f) && /SPEC\s*§/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+  const cited = [...shipped].filter((f) => /\.(md|d\.ts)$/.test(f) && /SPEC\s*§/.test(fs.readFileSync(path.join(unpacked, f), 'utf8')));
   if (cited.length > 0) throw new Error(`cites SPEC: ${cited.join(', ')}`);
 });
 
@@ -126,6 +154,7 @@ import { createTestIssuer } from 'express-verified-user/testing';`));
 // import needs esModuleInterop), the package's root and its ./testing entry. skipLibCheck is off, so the package's
 // own .d.ts files are checked too (they need @types/express, installed above as the README says).
 const TYPES_CONSUMER = `import { Router } from 'express';
+import { generateKeyPairSync } from 'node:crypto';
 import {
   createTokenAuth, errorHandler, requireVerifiedUser, verifyRouter, TokenAuthError,
   type ErrorBody, type TokenAuth, type TokenAuthOptions, type VerifiedClaims,
@@ -134,6 +163,10 @@ import { createTestIssuer } from 'express-verified-user/testing';
 import { createRedisStore, type RedisStore } from 'express-verified-user/redis';
 
 export const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
+// A public key as node:crypto exports a JWK, whatever @types/node calls that type.
+export const jwkOptions: TokenAuthOptions = {
+  key: { publicKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) }, issuer: 'iss', audience: 'aud',
+};
 // Strict mode (the default with key): Shape B guaranteed, through auth.claims(req) and verify().
 const auth: TokenAuth<VerifiedClaims> = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] });
 export const router = Router();
@@ -161,7 +194,7 @@ check('@types/express is an optional peer dependency (the package\'s .d.ts files
     throw new Error('peerDependencies and peerDependenciesMeta should name @types/express as optional');
   }
   const declarations = [...shipped].filter((f) => f.endsWith('.d.ts'));
-  if (!declarations.some((f) => /from 'express'/.test(fs.readFileSync(path.join(root, f), 'utf8')))) {
+  if (!declarations.some((f) => /from 'express'/.test(fs.readFileSync(path.join(unpacked, f), 'utf8')))) {
     throw new Error('no .d.ts imports express: the peer dependency may be dropped');
   }
 });
@@ -215,6 +248,23 @@ export function body(err: unknown): ErrorBody | undefined {
   run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', '.'], app);
 });
 
+// The package's declarations against each maintained @types/node line and the newest (a user's `npm i -D
+// @types/express` brings the newest): strict, skipLibCheck off, one module setting each to keep the run short.
+const NODE_TYPES = [...new Set([devVersion('@types/node'), '22', '24', 'latest'])];
+for (const version of NODE_TYPES) {
+  check(`TypeScript (strict, skipLibCheck off) compiles the consumer with @types/node@${version}`, () => {
+    // The newest is asked of the registry each run (no --prefer-offline), so a new major is seen the day it lands.
+    run('npm', ['install', '--no-audit', '--no-fund', ...(version === 'latest' ? [] : ['--prefer-offline']), `@types/node@${version}`], app);
+    const installed = JSON.parse(fs.readFileSync(path.join(app, 'node_modules', '@types', 'node', 'package.json'), 'utf8')).version;
+    console.log(`# @types/node ${installed}`);
+    fs.writeFileSync(path.join(app, 'tsconfig.node-types.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', types: ['node'], esModuleInterop: true, skipLibCheck: false, module: 'node16', moduleResolution: 'node16' },
+      files: ['types-consumer.ts'],
+    }));
+    run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.node-types.json'], app);
+  });
+}
+
 check('TypeScript rejects misuse of req.auth', () => {
   fs.writeFileSync(path.join(app, 'bad.ts'), `import express from 'express';
 import { createTokenAuth } from 'express-verified-user';
@@ -232,6 +282,23 @@ express().get('/', auth.requireVerifiedUser(), (req) => { const n: number = req.
     failed = /not assignable to type 'number'/.test(String(err.stdout));
   }
   if (!failed) throw new Error('tsc accepted a string claim assigned to a number');
+});
+
+check('the express-verified-user command (bin) prints a token the installed package verifies, and exits 2 on bad input', () => {
+  const bin = path.join(app, 'node_modules', '.bin', 'express-verified-user');
+  const env = { PATH: process.env.PATH, TOKEN_SECRET: 's'.repeat(40), TOKEN_ISSUER: 'https://dev.local', TOKEN_AUDIENCE: 'my-api' };
+  const token = execFileSync(bin, ['token', '--scope', 'identify', '--sub', 'user-1'], { cwd: app, env, encoding: 'utf8' }).trim();
+  fs.writeFileSync(path.join(app, 'cli-token.js'), `const { createTokenAuth } = require('express-verified-user');
+const auth = createTokenAuth({ key: { secret: process.env.TOKEN_SECRET }, issuer: process.env.TOKEN_ISSUER, audience: process.env.TOKEN_AUDIENCE });
+auth.verify(process.argv[2]).then((claims) => { auth.close(); if (claims.sub !== 'user-1') process.exit(1); }, (e) => { console.error(e.code, e.reason); process.exit(1); });`);
+  execFileSync('node', ['cli-token.js', token], { cwd: app, env, stdio: 'pipe' });
+  let code = 0;
+  try {
+    execFileSync(bin, ['token', '--nonsense'], { cwd: app, env, stdio: 'pipe' });
+  } catch (err) {
+    code = err.status;
+  }
+  if (code !== 2) throw new Error(`bad input exited ${code}, not 2`);
 });
 
 check('express-verified-user/redis loads with no Redis client installed (optional peers)', () => {

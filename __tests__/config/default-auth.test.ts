@@ -45,6 +45,15 @@ describe('top-level requireVerifiedUser (environment-configured)', () => {
     await request(app).get('/me').expect(401);
   });
 
+  it('names the variable a refused option came from (a short TOKEN_SECRET, a bad TOKEN_JWKS_URI), never its value', () => {
+    Object.assign(process.env, { TOKEN_SECRET: 'short-secret-value', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
+    expect(() => requireVerifiedUser()).toThrow('express-verified-user: key.secret must be at least 32 bytes (got 18) [from TOKEN_SECRET]');
+    expect(() => requireVerifiedUser()).not.toThrow(/short-secret-value/);
+    delete process.env.TOKEN_SECRET;
+    process.env.TOKEN_JWKS_URI = 'http://issuer.example/jwks';
+    expect(() => requireVerifiedUser()).toThrow(/option "key.jwksUri" must be an https: URL .* \[from TOKEN_JWKS_URI\]$/);
+  });
+
   it('refuses two key variables at once', () => {
     Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_JWKS_URI: 'https://issuer.example/jwks', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
     expect(() => requireVerifiedUser()).toThrow(/only one of/);
@@ -52,6 +61,42 @@ describe('top-level requireVerifiedUser (environment-configured)', () => {
 });
 
 describe('optionsFromEnv', () => {
+  function messageOf(env: NodeJS.ProcessEnv): string {
+    try {
+      optionsFromEnv(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(TypeError);
+      return (err as Error).message;
+    }
+    throw new Error('optionsFromEnv accepted the environment');
+  }
+
+  it('names every missing or wrong variable in one TypeError, never a value', () => {
+    const message = messageOf({ TOKEN_CLAIMS: 'oidc-secret-word', TOKEN_SCOPE_CLAIM: 'scope,,scp', TOKEN_ALGORITHMS: 'HS256,none' });
+    expect(message).toBe([
+      'express-verified-user: the environment does not configure the default TokenAuth:',
+      '- no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, TOKEN_ISSUER_BASE_URL',
+      '- set TOKEN_ISSUER (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
+      '- set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
+      '- TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
+      '- TOKEN_CLAIMS must be strict, jwt or at+jwt',
+      '- TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty',
+    ].join('\n'));
+    expect(message).not.toContain('oidc-secret-word');
+  });
+
+  it('names a variable set under a misspelt name as the likely cause, by name only', () => {
+    const message = messageOf({ TOKEN_SECERT: 's3cret-value-never-shown', TOKEN_ISSUER: ISSUER, token_audience: AUDIENCE });
+    expect(message).toContain('no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
+      'TOKEN_ISSUER_BASE_URL (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)');
+    expect(message).toContain('set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose) ' +
+      '(token_audience is set: a misspelling of TOKEN_AUDIENCE?)');
+    expect(message).not.toContain('s3cret-value-never-shown');
+    expect(messageOf({ TOKEN_ISSUER_BASEURL: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE }))
+      .toBe('express-verified-user: no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
+        'TOKEN_ISSUER_BASE_URL (TOKEN_ISSUER_BASEURL is set: a misspelling of TOKEN_ISSUER_BASE_URL?)');
+  });
+
   it('reads comma lists, "false", and TOKEN_ALGORITHMS', () => {
     const options = optionsFromEnv({ TOKEN_SECRET: SECRET, TOKEN_ISSUER: 'a.example, b.example', TOKEN_AUDIENCE: 'false', TOKEN_ALGORITHMS: 'HS256,HS512' });
     expect(options).toEqual({ key: { secret: SECRET }, issuer: ['a.example', 'b.example'], audience: false, algorithms: ['HS256', 'HS512'] });

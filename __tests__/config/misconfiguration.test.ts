@@ -55,6 +55,18 @@ describe('key.secret (or another key form) given but undefined', () => {
     expect(message).not.toContain('x'.repeat(40)); // names, never values
   });
 
+  it('names a variable set under a misspelt name (TOKEN_SECERT) as the likely cause, not "TOKEN_SECRET is unset"', () => {
+    process.env.TOKEN_SECERT = 'y'.repeat(40);
+    try {
+      const message = messageOf({ key: { secret: process.env.TOKEN_SECRET }, issuer: ISSUER, audience: AUDIENCE });
+      expect(message).toBe('express-verified-user: option "key.secret" is undefined, so no key is configured. It was probably ' +
+        'read from TOKEN_SECRET, which is not set in this process; TOKEN_SECERT is set instead: a misspelling of TOKEN_SECRET? ' +
+        'Rename it to TOKEN_SECRET');
+    } finally {
+      delete process.env.TOKEN_SECERT;
+    }
+  });
+
   it('says an empty secret is empty, as an environment variable set to nothing gives it', () => {
     expect(messageOf({ key: { secret: '' }, issuer: ISSUER, audience: AUDIENCE }))
       .toBe('express-verified-user: key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');

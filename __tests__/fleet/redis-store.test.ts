@@ -132,8 +132,8 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store on a %s client', (
 
 describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (%s)', (kind) => {
   afterEach(async () => {
-    server.resume();
-    if (!server.running) await server.start();
+    server?.resume();
+    if (server !== undefined && !server.running) await server.start();
   });
 
   it('bounds every wait while Redis is paused (SIGSTOP): claimOnce and verdicts fail within the timeout, the list held still answers', async () => {

@@ -50,7 +50,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await stopAllInstances();
-  if (!redis.running) await redis.start();
+  if (redis !== undefined && !redis.running) await redis.start();
 });
 
 afterAll(async () => {

@@ -66,7 +66,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   await stopAllInstances();
-  if (!redis.running) await redis.start();
+  if (redis !== undefined && !redis.running) await redis.start();
 });
 
 afterAll(async () => {

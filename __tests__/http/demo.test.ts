@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import type { Express } from 'express';
 import { decode } from 'jsonwebtoken';
 import request from 'supertest';
@@ -12,6 +13,7 @@ jest.mock('express-verified-user', () => {
 }, { virtual: true });
 
 import { createDemoApp, startDemo } from '../../demo-app/server';
+import { runCli } from '../../lib/cli';
 
 const ALL_SCOPES = ['identify', 'email', 'profile', 'google', 'roblox', 'discord'];
 const sampleClientHeaders = (token: string) => ({
@@ -248,6 +250,27 @@ describe('startDemo', () => {
     } finally {
       await demo.close();
     }
+  });
+
+  it('prints an express-verified-user token line, with this run\'s key file, whose token the demo accepts; the file goes at close', async () => {
+    const lines: string[] = [];
+    const demo = await startDemo({ port: 0, host: '127.0.0.1', log: (text) => lines.push(text) });
+    let keyFile = '';
+    try {
+      const line = /^export TOKEN=\$\(npx express-verified-user (token .*)\)$/m.exec(lines.join('\n'));
+      expect(line).not.toBeNull();
+      const args = (line?.[1] ?? '').split(' ').map((arg) => arg.replace(/^'(.*)'$/, '$1'));
+      expect(args).toContain(demo.keyFile);
+      keyFile = demo.keyFile;
+      expect(statSync(keyFile).mode & 0o077).toBe(0);
+      const minted = runCli(args, {});
+      expect(minted.code).toBe(0);
+      const res = await request(demo.url.slice(0, -1)).get('/api/me').set('Authorization', `Bearer ${minted.stdout?.trim()}`).expect(200);
+      expect(res.body).toMatchObject({ status: 'success', scopes: ['identify', 'email'] });
+    } finally {
+      await demo.close();
+    }
+    expect(existsSync(keyFile)).toBe(false);
   });
 
   it('makes a fresh signing key each start: one run\'s token is invalid in another', async () => {

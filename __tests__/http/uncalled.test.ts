@@ -85,8 +85,11 @@ describe.each(EXPRESS_VERSIONS)('the top-level factories mounted uncalled (%s)',
         expect(res.body).toEqual({ status: 'error', message: 'Internal server error' });
       }
       expect(emitWarning.mock.calls.map(([message]) => message)).toEqual([
-        'requireVerifiedUser was mounted without being called, and calling it failed: express-verified-user: no key ' +
-        'configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, TOKEN_ISSUER_BASE_URL. Call it once at set-up ' +
+        'requireVerifiedUser was mounted without being called, and calling it failed: express-verified-user: the environment ' +
+        'does not configure the default TokenAuth:\n' +
+        '- no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, TOKEN_ISSUER_BASE_URL\n' +
+        '- set TOKEN_ISSUER (a value, a comma-separated list, or "false" to leave it unchecked on purpose)\n' +
+        '- set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose). Call it once at set-up ' +
         "instead, e.g. app.get('/me', requireVerifiedUser(), handler), so that this fails at start-up.",
       ]);
     } finally {

@@ -35,13 +35,14 @@ describe('NODE_DEBUG=express-verified-user', () => {
     debug = await run('express-verified-user');
   }, 30_000);
 
-  it('prints one line per refusal: status, code, reason, iss, kid, alg, and the mode when the mode refused', () => {
+  it('prints one line per refusal: status, code, reason, iss, kid, alg, the accepted issuers of an iss refusal, and the mode when the mode refused', () => {
     const lines = debug.stderr.trim().split('\n').map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
     expect(lines).toEqual([
       `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
       `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
       `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" kid="k2" alg="HS256" ${STRICT_HINT}`,
       'refused 401 invalid_token reason=signature iss="https://tenant.example/" kid="k1" alg="HS256"',
+      'refused 401 invalid_token reason=iss iss="https://tenant.example/" kid="k1" alg="HS256" (expected iss "https://a.example" or "https://b.example", from option "issuer")',
       `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
     ]);
     expect(debug.report.status).toBe(401);

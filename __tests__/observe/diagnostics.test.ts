@@ -103,6 +103,29 @@ describe('the express-verified-user:verify tracing channel', () => {
     expect(fetches[0]).toMatchObject({ kind: 'key', status: 500, outcome: 'http-error' });
   });
 
+  it('publishes the metadata fetch of issuerBaseURL on the discovery channel and the JWKS fetch on the key channel', async () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const server = await startLoopbackServer((req, res) => {
+      if (req.url === '/.well-known/openid-configuration') json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/jwks` });
+      else if (req.url === '/jwks') json(res, 200, { keys: [{ ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] });
+      else json(res, 404, {});
+    });
+    servers.push(server);
+    const fetches: FetchEvent[] = [];
+    const onFetch = (message: unknown) => fetches.push(message as FetchEvent);
+    for (const kind of ['key', 'discovery']) {
+      diagnostics.subscribe(`express-verified-user:fetch:${kind}`, onFetch);
+      stops.push(() => diagnostics.unsubscribe(`express-verified-user:fetch:${kind}`, onFetch));
+    }
+    const auth = createTokenAuth({ issuerBaseURL: server.origin, audience: AUDIENCE, clock: () => NOW });
+    opened.push(auth);
+    await auth.verify(sign(shapeB(NOW, { iss: server.origin }), ec.privateKey, 'ES256', { kid: 'k1' }));
+    expect(fetches).toEqual([
+      expect.objectContaining({ kind: 'discovery', url: `${server.origin}/.well-known/openid-configuration`, status: 200, outcome: 'ok' }),
+      expect.objectContaining({ kind: 'key', url: `${server.origin}/jwks`, status: 200, outcome: 'ok' }),
+    ]);
+  });
+
   it('publishes nothing to a subscriber that has left', async () => {
     const recorder = recordVerifications();
     recorder.stop();

@@ -2,7 +2,9 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createTokenAuth, type TokenAuth } from '../../lib';
 import { instrumentTokenAuth, type TokenAuthInstrumentation } from '../../lib/otel';
+import { generateKeyPairSync } from 'node:crypto';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { json, startLoopbackServer } from '../fixtures/loopback-server';
 
 let spans: InMemorySpanExporter;
 let metricExporter: InMemoryMetricExporter;
@@ -100,6 +102,28 @@ describe('express-verified-user/otel', () => {
     for (const token of tokens) {
       for (const part of token.split('.')) expect(recorded).not.toContain(part);
     }
+  });
+
+  it('names a discovery fetch\'s span "fetch discovery" and a JWKS fetch\'s "fetch key", each with its fetch.kind', async () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const server = await startLoopbackServer((req, res) => {
+      if (req.url === '/.well-known/openid-configuration') json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/jwks` });
+      else json(res, 200, { keys: [{ ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] });
+    });
+    const discovering = createTokenAuth({ issuerBaseURL: server.origin, audience: AUDIENCE, clock: () => NOW });
+    try {
+      await discovering.verify(sign(shapeB(NOW, { iss: server.origin }), ec.privateKey, 'ES256', { kid: 'k1' }));
+    } finally {
+      discovering.close();
+      await server.close();
+    }
+    const fetched = spans.getFinishedSpans().filter((s) => s.name.includes(' fetch '));
+    expect(fetched.map((s) => [s.name, s.attributes['express_verified_user.fetch.kind'], s.attributes['url.full']])).toEqual([
+      ['express-verified-user fetch discovery', 'discovery', `${server.origin}/.well-known/openid-configuration`],
+      ['express-verified-user fetch key', 'key', `${server.origin}/jwks`],
+    ]);
+    const kinds = (await points('express_verified_user.fetch.duration')).map((p) => p.attributes['express_verified_user.fetch.kind']);
+    expect(kinds.sort()).toEqual(['discovery', 'key']);
   });
 
   it('stops recording once disabled', async () => {

@@ -80,6 +80,8 @@ export interface TokenAuthErrorDetails {
   headers?: Record<string, string>;
   /** Facts of the token (alg, kid, typ, iss), for logs only. */
   facts?: TokenFacts;
+  /** What to check or change, as a sentence for logs (the accepted issuers of an `iss` refusal); never sent. */
+  hint?: string;
 }
 
 /**
@@ -103,6 +105,8 @@ export class TokenAuthError extends Error {
   readonly maxAge: number | undefined;
   /** Facts of the token the failure is about, when it was decoded far enough (for logs; never the token). */
   facts: TokenFacts | undefined;
+  /** What to check or change, for logs and the NODE_DEBUG line (such as the accepted issuers); never sent. */
+  readonly hint: string | undefined;
 
   constructor(code: TokenAuthErrorCode, details: TokenAuthErrorDetails = {}) {
     super(details.message ?? MESSAGE[code], details.cause === undefined ? undefined : { cause: details.cause });
@@ -114,6 +118,7 @@ export class TokenAuthError extends Error {
     this.acrValues = details.acrValues;
     this.maxAge = details.maxAge;
     this.facts = details.facts;
+    this.hint = details.hint;
     this.headers = { ...details.headers };
     if (code === 'verification_unavailable') this.headers['Retry-After'] = String(details.retryAfter ?? 30);
   }
@@ -206,7 +211,7 @@ export function tokenFacts(header: { alg: string; kid?: string; typ?: unknown },
 export function withHeaders(err: TokenAuthError, headers: Record<string, string>): TokenAuthError {
   const retryAfter = err.headers['Retry-After'];
   return new TokenAuthError(err.code, {
-    message: err.message, scope: err.scope, acrValues: err.acrValues, maxAge: err.maxAge, reason: err.reason, cause: err.cause, facts: err.facts,
+    message: err.message, scope: err.scope, acrValues: err.acrValues, maxAge: err.maxAge, reason: err.reason, cause: err.cause, facts: err.facts, hint: err.hint,
     retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
     headers: { ...err.headers, ...headers },
   });

@@ -1,6 +1,7 @@
 // One DPoP proof JWT checked against its request and token (RFC 9449 §4.3): header, key, thumbprint, signature,
 // htm, htu, iat, ath.
-import { constants, createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { LRUCache } from 'lru-cache';
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
@@ -141,7 +142,7 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>, boundTo: s
   if (jwk.kty === 'RSA' && !rsaWithinBounds(jwk)) throw invalidProof('jwk-rsa-size');
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    key = createPublicKey({ key: jwk as Jwk, format: 'jwk' });
   } catch {
     throw invalidProof('jwk');
   }

@@ -2,11 +2,13 @@
 // exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
 import type { KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
+import { issuerRefused } from '../token/registered';
 import type { JwsHeader } from '../token/jws';
 import type { Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { jwksKeySource } from './jwks';
 import { checkRemoteUrl } from './remote-url';
+import { checkIssuerBaseAddress, jwksBaseHint, jwksInsteadOfMetadata } from './wrong-document';
 import type { KeySource, SigningKeySource } from './source';
 import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
@@ -45,6 +47,7 @@ export function resolveIssuerBaseURL(
   return list.map((entry, index) => {
     const name = Array.isArray(value) ? `issuerBaseURL[${index}]` : 'issuerBaseURL';
     const url = checkRemoteUrl(entry, name, allowInsecureHttp);
+    checkIssuerBaseAddress(url, name);
     const base = entry as string;
     if (url.search !== '') optionError(`option "${name}" must not contain a query string`);
     const same = withoutTrailingSlash(base);
@@ -102,9 +105,9 @@ export interface DiscoveryConfig {
   allowInsecureHttp: boolean;
 }
 
-function invalidIssuer(): TokenAuthError {
-  return new TokenAuthError('invalid_token', { reason: 'iss' });
-}
+
+/** Where the expected issuer comes from, once discovered: the metadata's `issuer`. */
+const DISCOVERED = 'the metadata found at option "issuerBaseURL"';
 
 /** Retry-After (seconds) when metadata asked for outside a key fetch cannot be had. */
 const DISCOVERY_RETRY_AFTER = 5;
@@ -129,6 +132,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
         timeoutMs: config.timeout * 1000,
         maxBytes: MAX_METADATA_BYTES,
         signal: closing.signal,
+        kind: 'discovery',
       });
     } catch (err) {
       throw new DiscoveryError(err instanceof RemoteFetchError ? `discovery-${err.failure}` : 'discovery-network', err);
@@ -145,7 +149,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     } catch {
       throw new DiscoveryError('discovery-json');
     }
-    if (!isObject(document) || typeof document.issuer !== 'string') throw new DiscoveryError('discovery-issuer');
+    if (!isObject(document) || typeof document.issuer !== 'string') throw jwksInsteadOfMetadata(document) ?? new DiscoveryError('discovery-issuer');
     // RFC 8414 §3.3: the issuer must be the one asked for; only a trailing slash may differ.
     if (withoutTrailingSlash(document.issuer) !== withoutTrailingSlash(issuer.base)) throw new DiscoveryError('discovery-issuer-mismatch');
     let jwksUri: URL;
@@ -201,7 +205,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
 
   /** A token's `iss` must equal the discovered issuer exactly; the trailing-slash tolerance is the metadata's. */
   function confirmed(key: KeyObject, payload: Readonly<Record<string, unknown>>): KeyObject {
-    if (metadata === undefined || payload.iss !== metadata.issuer) throw invalidIssuer();
+    if (metadata === undefined || payload.iss !== metadata.issuer) throw issuerRefused([metadata?.issuer ?? issuer.base], DISCOVERED);
     return key;
   }
 
@@ -209,7 +213,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     kind: 'jws',
     algorithms: keys.algorithms,
     keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>) {
-      if (metadata !== undefined && payload.iss !== metadata.issuer) throw invalidIssuer();
+      if (metadata !== undefined && payload.iss !== metadata.issuer) throw issuerRefused([metadata.issuer], DISCOVERED);
       const key = keys.keyFor(header, payload);
       return key instanceof Promise ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
     },
@@ -240,6 +244,8 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
 export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
   const sources = config.issuers.map((issuer) => issuerKeySource(issuer, config));
   const routes = new Map<string, SigningKeySource>();
+  const bases = config.issuers.map((issuer) => issuer.base);
+  const jwksHint = jwksBaseHint(config.issuers.map((issuer) => issuer.url));
   config.issuers.forEach((issuer, index) => {
     const same = withoutTrailingSlash(issuer.base);
     routes.set(same, sources[index]);
@@ -251,7 +257,7 @@ export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
     keyFor(header, payload) {
       const iss = payload.iss;
       const source = typeof iss === 'string' ? routes.get(iss) : undefined;
-      if (source === undefined) throw invalidIssuer();
+      if (source === undefined) throw issuerRefused(bases, 'option "issuerBaseURL"', jwksHint);
       return source.keyFor(header, payload);
     },
     metadata: () => sources[0].metadata(),

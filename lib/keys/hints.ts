@@ -1,5 +1,6 @@
 // Messages that name the likely cause of a key misconfiguration, so a first run fails with a sentence the user
 // can act on instead of a generic "exactly one of" or "could not be read".
+import { misspellingsOf } from '../base/env-names';
 
 /** The environment variable each key form is conventionally read from (the top-level default reads these). */
 const VARIABLE_OF: Record<string, string> = {
@@ -25,6 +26,11 @@ export function undefinedKeyFieldMessage(form: string, env: NodeJS.ProcessEnv): 
       `variable name your code reads (key.${form}: process.env.${variable})`;
   }
   const others = unset.filter((name) => name !== variable);
+  const misspelt = misspellingsOf(variable, env);
+  if (misspelt.length > 0) {
+    return `${head}. It was probably read from ${variable}, which is not set in this process; ${misspelt.join(' and ')} ` +
+      `${misspelt.length === 1 ? 'is' : 'are'} set instead: a misspelling of ${variable}? Rename it to ${variable}`;
+  }
   return `${head}. It was probably read from an environment variable that is not set in this process: ${variable} ` +
     `is unset${others.length > 0 ? ` (so are ${others.join(', ')})` : ''}. Set ${variable} (check its spelling and ` +
     'that your .env file is loaded before createTokenAuth runs), or pass another key form';

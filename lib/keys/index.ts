@@ -6,6 +6,7 @@ import { jwksKeySource } from './jwks';
 import { resolveBreaker } from './breaker';
 import { undefinedKeyFieldMessage } from './hints';
 import { checkRemoteUrl } from './remote-url';
+import { checkJwksAddress } from './wrong-document';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
 import { upstreamSource } from './upstream';
@@ -74,6 +75,7 @@ export function createKeySource(options: KeySourceConfig): KeySource {
       return publicKeySource(fields.publicKey, options.algorithms);
     case 'jwksUri': {
       const url = checkRemoteUrl(fields.jwksUri, 'key.jwksUri', options.allowInsecureHttp);
+      checkJwksAddress(url, 'key.jwksUri');
       if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
         optionError('option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)');
       }

@@ -1,12 +1,14 @@
 // Keys from a remote JWKS: chosen by `kid`, cached, refetched for an unknown `kid` at most once per cooldown, with
 // withdrawn keys flagged so the verdict cache stops serving what they verified.
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { holdKey, type SigningKeySource } from './source';
 import { isObject } from '../base/values';
+import { metadataInsteadOfJwks } from './wrong-document';
 
 /**
  * Algorithms accepted from a JWKS when the `algorithms` option is absent: every asymmetric one this package
@@ -73,7 +75,7 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || jwk.alg.startsWith('HS'))) return undefined;
 
   // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
-  const material: JsonWebKey = jwk.kty === 'RSA'
+  const material: Jwk = jwk.kty === 'RSA'
     ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
     : jwk.kty === 'EC'
       ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }
@@ -102,7 +104,7 @@ export function parseJwks(text: string): JwksKey[] {
   } catch {
     throw new Error('JWKS is not JSON');
   }
-  if (!isObject(document) || !Array.isArray(document.keys)) throw new Error('JWKS is not an object with a "keys" array');
+  if (!isObject(document) || !Array.isArray(document.keys)) throw metadataInsteadOfJwks(document) ?? new Error('JWKS is not an object with a "keys" array');
   const usable: JwksKey[] = [];
   for (const jwk of document.keys) {
     const key = readJwk(jwk);
@@ -172,10 +174,10 @@ function select(set: KeySet, header: JwsHeader): KeyObject | 'known' | 'unknown'
   return count === 0 ? 'unknown' : 'known';
 }
 
-/** The short reason a failure carries for logs (a discovery failure says which step), if it carries one. */
-function reasonOf(cause: unknown): string | undefined {
-  const reason = (cause as { reason?: unknown } | null | undefined)?.reason;
-  return typeof reason === 'string' ? reason : undefined;
+/** The short reason, or the hint, a failure carries for logs (a discovery failure says which step), if any. */
+function noteOf(cause: unknown, note: 'reason' | 'hint'): string | undefined {
+  const value = (cause as { reason?: unknown; hint?: unknown } | null | undefined)?.[note];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
@@ -237,8 +239,8 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   function unavailable(reason: string): TokenAuthError {
     const cause = lastError;
     const retryAfter = Math.max(1, Math.ceil(coolingFor(clock())));
-    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : reasonOf(cause) ?? reason;
-    return new TokenAuthError('verification_unavailable', { reason: why, retryAfter, cause });
+    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : noteOf(cause, 'reason') ?? reason;
+    return new TokenAuthError('verification_unavailable', { reason: why, retryAfter, cause, hint: noteOf(cause, 'hint') });
   }
 
   /** After the latest fetch (or inside its cooldown), a key that is still missing: 401 if we know, 503 if not. */

@@ -1,6 +1,7 @@
 // The `key` option's forms, as users write them, and what the key room needs of the resolved options to build a
 // key source. Types only: validation happens where each source is built (keys/index.ts and its siblings).
-import type { JsonWebKey, KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import type { Duration } from '../base/duration';
 import type { Algorithm } from './algorithms';
 import type { BreakerOptions } from './breaker';
@@ -28,7 +29,7 @@ export interface UpstreamKeyOption {
 /** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
 export type KeyOption =
   | { secret: string | Buffer }
-  | { publicKey: string | JsonWebKey | KeyObject }
+  | { publicKey: string | Jwk | KeyObject }
   | JwksKeyOption
   | UpstreamKeyOption
   | KeyResolver;

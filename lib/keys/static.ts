@@ -1,5 +1,6 @@
 // Keys the app holds: a secret, a public key (PEM, JWK or KeyObject), or its own resolver function.
-import { createPublicKey, createSecretKey, KeyObject, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import { pemHint } from './hints';
@@ -10,7 +11,8 @@ import { optionError } from '../base/option-error';
 /** A JWS header in, a verification key out: the app's own key resolver (`key: (header) => …`). */
 export type KeyResolver = (header: JwsHeader) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
 
-const MIN_SECRET_BYTES = 32;
+/** Shortest HMAC secret accepted (RFC 7518 §3.2: at least the hash size, 256 bits for HS256). */
+export const MIN_SECRET_BYTES = 32;
 
 /** The accepted algorithms for one known key: the option's, each checked against the key, or the key's default. */
 function algorithmsFor(key: KeyObject, requested: readonly Algorithm[] | undefined, what: string): ReadonlySet<Algorithm> {
@@ -52,7 +54,7 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
       if (/PRIVATE KEY-----/.test(input)) optionError(`${what} must be a public key, not a private one`);
       key = createPublicKey(input);
     } else if (typeof input === 'object' && input !== null) {
-      const jwk = input as JsonWebKey;
+      const jwk = input as Jwk;
       if (jwk.kty === 'oct') optionError(`${what} is a symmetric JWK; pass it as key.secret`);
       if (jwk.d !== undefined) optionError(`${what} must be a public JWK (it holds private parameter "d")`);
       key = createPublicKey({ key: jwk, format: 'jwk' });

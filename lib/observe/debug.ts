@@ -13,12 +13,14 @@ function quoted(value: string | undefined): string {
 
 /**
  * One line per refusal when `NODE_DEBUG=express-verified-user` is set: code, reason, and the token's `iss`, `kid`,
- * `alg` (from `err.facts`), with the mode's hint when the mode caused it. Never the token or its signature.
+ * `alg` (from `err.facts`), with the error's hint (the accepted issuers, say) and the mode's when the mode caused
+ * it. Never the token or its signature.
  */
 export function debugRefusal(err: TokenAuthError, mode: ClaimsMode): void {
   if (!log.enabled) return;
   const facts = err.facts ?? {};
-  const hint = modeHint(mode, err.reason);
+  const hints = [err.hint, modeHint(mode, err.reason)].filter((hint) => hint !== undefined);
+  const hint = hints.length === 0 ? undefined : hints.join('; ');
   log(
     'refused %d %s reason=%s iss=%s kid=%s alg=%s%s',
     err.status, err.code, err.reason ?? '-', quoted(facts.iss), quoted(facts.kid), quoted(facts.alg),

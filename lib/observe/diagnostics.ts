@@ -49,8 +49,11 @@ export interface FetchEvent {
   outcome: string;
 }
 
-/** The verify TracingChannel, for subscribers inside the package (lib/otel.ts). */
-export const verifyChannel = diagnostics.tracingChannel<unknown, VerifyTrace>(VERIFY_CHANNEL);
+/**
+ * The verify TracingChannel, for subscribers inside the package (lib/otel.ts). Both type arguments are the
+ * context: @types/node ≤ 25 reads them as <store, context> and 26 as <context, store>, and each wants an object.
+ */
+export const verifyChannel = diagnostics.tracingChannel<VerifyTrace, VerifyTrace>(VERIFY_CHANNEL);
 const fetchChannels: Readonly<Record<FetchKind, diagnostics.Channel>> = {
   key: diagnostics.channel('express-verified-user:fetch:key'),
   discovery: diagnostics.channel('express-verified-user:fetch:discovery'),

@@ -30,6 +30,18 @@ function invalid(reason: string): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason });
 }
 
+/** The accepted values, quoted, for a hint: `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
+export function acceptedList(values: Iterable<string>): string {
+  const quoted = [...values].map((value) => JSON.stringify(value));
+  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
+
+/** An `iss` refusal whose hint names the issuers that would have been accepted (for logs, never the client). */
+export function issuerRefused(accepted: Iterable<string>, source = 'option "issuer"', more?: string): TokenAuthError {
+  const hint = `expected iss ${acceptedList(accepted)}, from ${source}${more === undefined ? '' : `; ${more}`}`;
+  return new TokenAuthError('invalid_token', { reason: 'iss', hint });
+}
+
 function optionalNumber(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(name);
@@ -67,7 +79,7 @@ export function checkTimes(times: TokenTimes, now: number, rules: RegisteredClai
 
 /** `iss` and `aud` against the options; an array `aud` matches when any element does. */
 export function checkIssuerAudience(payload: Record<string, unknown>, rules: RegisteredClaimRules): void {
-  if (rules.issuer !== false && (typeof payload.iss !== 'string' || !rules.issuer.has(payload.iss))) throw invalid('iss');
+  if (rules.issuer !== false && (typeof payload.iss !== 'string' || !rules.issuer.has(payload.iss))) throw issuerRefused(rules.issuer);
   if (rules.audience !== false) {
     const aud = payload.aud;
     if (typeof aud === 'string') {

@@ -1,0 +1,76 @@
+// A key address that serves the other kind of document: a JWKS given as `issuerBaseURL`, or discovery metadata
+// given as `key.jwksUri`. Caught at set-up when the path says so, else when the answer shows it (for logs).
+import { optionError } from '../base/option-error';
+import { isObject } from '../base/values';
+
+const USE_JWKS_URI = 'issuerBaseURL points at a JWKS; use key: { jwksUri } (and issuer) instead';
+
+/** Longest remote-supplied value quoted in a hint: a hostile server cannot flood a log line. */
+const MAX_QUOTED = 200;
+
+/** A document of the wrong kind: a short reason for `TokenAuthError.reason`, and a hint saying what to change. */
+export class WrongDocumentError extends Error {
+  constructor(readonly reason: string, readonly hint: string) {
+    super(hint);
+    this.name = 'WrongDocumentError';
+  }
+}
+
+function quoted(value: unknown): string {
+  return JSON.stringify(String(value).slice(0, MAX_QUOTED));
+}
+
+/** The path of a metadata address, with what precedes `/.well-known/…` (the issuer's own path), or undefined. */
+function metadataPath(url: URL): { issuer: string } | undefined {
+  const openid = /^(.*?)\/\.well-known\/openid-configuration\/?$/.exec(url.pathname);
+  if (openid !== null) return { issuer: `${url.origin}${openid[1]}` };
+  const oauth = /^\/\.well-known\/oauth-authorization-server(\/.*)?$/.exec(url.pathname);
+  if (oauth !== null) return { issuer: `${url.origin}${oauth[1] ?? ''}` };
+  return undefined;
+}
+
+/** Whether a path reads as a key set's address (`…/jwks`, `…/jwks.json`, `…/certs`, anything under `/.well-known/` but metadata). */
+export function looksLikeJwksPath(url: URL): boolean {
+  if (metadataPath(url) !== undefined) return false;
+  return /\/\.well-known\//.test(url.pathname) || /\/(jwks(\.json)?|certs|keys)\/?$/i.test(url.pathname);
+}
+
+/**
+ * Set-up check of an `issuerBaseURL` entry: an issuer never lies under `/.well-known/`, so a metadata or JWKS
+ * address there is a mix-up, named at once.
+ */
+export function checkIssuerBaseAddress(url: URL, option: string): void {
+  const metadata = metadataPath(url);
+  if (metadata !== undefined) {
+    optionError(`option "${option}" is a discovery metadata address: give the issuer itself (${quoted(metadata.issuer)}); the metadata path is added by discovery`);
+  }
+  if (/\/\.well-known\//.test(url.pathname)) optionError(`option "${option}": ${USE_JWKS_URI}`);
+}
+
+/** Set-up check of `key.jwksUri`: a discovery metadata address there is a mix-up, named at once. */
+export function checkJwksAddress(url: URL, option: string): void {
+  const metadata = metadataPath(url);
+  if (metadata !== undefined) {
+    optionError(`option "${option}" is a discovery metadata address, not a JWKS: use issuerBaseURL: ${quoted(metadata.issuer)} (instead of key and issuer), or key.jwksUri: the metadata's jwks_uri`);
+  }
+}
+
+/** A JWKS fetch answered with discovery metadata: the error to fail with, or undefined for any other document. */
+export function metadataInsteadOfJwks(document: unknown): WrongDocumentError | undefined {
+  if (!isObject(document) || Array.isArray(document.keys)) return undefined;
+  if (typeof document.jwks_uri !== 'string' && typeof document.issuer !== 'string') return undefined;
+  const jwksUri = typeof document.jwks_uri === 'string' ? ` or key: { jwksUri: ${quoted(document.jwks_uri)} }` : '';
+  const issuer = typeof document.issuer === 'string' ? `issuerBaseURL: ${quoted(document.issuer)}` : 'issuerBaseURL';
+  return new WrongDocumentError('jwks-is-metadata', `key.jwksUri points at discovery metadata, not a JWKS; use ${issuer}${jwksUri}`);
+}
+
+/** A metadata fetch answered with a JWKS: the error to fail with, or undefined for any other document. */
+export function jwksInsteadOfMetadata(document: unknown): WrongDocumentError | undefined {
+  if (!isObject(document) || !Array.isArray(document.keys) || typeof document.issuer === 'string') return undefined;
+  return new WrongDocumentError('discovery-is-jwks', USE_JWKS_URI);
+}
+
+/** The hint for an `iss` refusal by issuerBaseURL routing, when a configured base reads as a JWKS address. */
+export function jwksBaseHint(bases: readonly URL[]): string | undefined {
+  return bases.some(looksLikeJwksPath) ? USE_JWKS_URI : undefined;
+}
