@@ -115,6 +115,16 @@ describe('upstream key source', () => {
     expect(upstream.requests).toBe(1);
   });
 
+  it('still answers its cached users while the upstream is down after a flood of tokens it refused', async () => {
+    const auth = upstreamAuth({}, { cache: { max: 10 } });
+    const users = Array.from({ length: 5 }, () => issue().token);
+    for (const token of users) await auth.verify(token);
+    for (let i = 0; i < 40; i++) await failure(auth.verify(`forged-${i}`));
+    await upstream.stop();
+    for (const token of users) await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+    expect(upstream.requests).toBe(users.length + 40);
+  });
+
   it('passes an upstream 401 through as invalid_token, remembered briefly like any token fault', async () => {
     const auth = upstreamAuth();
     const err = await failure(auth.verify('unknown-token'));

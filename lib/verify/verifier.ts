@@ -108,7 +108,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
     );
   }
 
-  function remember(key: string | undefined, token: string, verdict: Verdict): void {
+  /** Store what may be stored; `first`: the token's first sighting, recorded now that its verdict is known. */
+  function remember(key: string | undefined, token: string, verdict: Verdict, first: boolean): void {
+    if (first) cache.sighted(token, verdict);
     if (!cache.admits(verdict, key)) return;
     cache.set(key ?? cache.keyOf(token), token.length, verdict, clock(), verdict.ok || isTokenFault(verdict.error));
   }
@@ -145,7 +147,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     const verdict = source.kind === 'jws' ? verifyLocally(source, token, now) : verifyRemotely(source, token);
     if (!isThenable(verdict)) {
       noteVerdict(trace, verdict, false);
-      remember(key, token, verdict);
+      remember(key, token, verdict, key === undefined);
       return conclude(verdict, now);
     }
     // A verdict that waited (a key fetch, a remote verifier) is admitted at once: it cost a round trip, and its key
@@ -153,7 +155,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     const shareKey = key ?? cache.keyOf(token);
     return cache
       .share(shareKey, verdict.then((settled) => {
-        remember(shareKey, token, settled);
+        remember(shareKey, token, settled, key === undefined);
         return settled;
       }))
       .then((settled) => {
