@@ -1,13 +1,12 @@
 // Keys from discovery (`issuerBaseURL`): OpenID Connect Discovery, then RFC 8414; the metadata issuer checked
 // exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
-import type { KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import type { Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { jwksKeySource } from './jwks';
 import { checkRemoteUrl } from './remote-url';
-import type { SigningKeySource } from './source';
+import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
 
@@ -155,7 +154,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
   });
 
   /** A token's `iss` must equal the discovered issuer exactly; the trailing-slash tolerance is the metadata's. */
-  function confirmed(key: KeyObject, payload: Readonly<Record<string, unknown>>): KeyObject {
+  function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>): KeyChoice {
     if (metadata === undefined || payload.iss !== metadata.issuer) throw invalidIssuer();
     return key;
   }

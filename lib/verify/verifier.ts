@@ -9,7 +9,7 @@ import { isVerifyTraced, noteVerdict, traceVerify, type VerifyTrace } from '../o
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from '../base/errors';
 import { checkHeader, decodeJws, type DecodedJws } from '../token/jws';
 import { keyFitsAlgorithm } from '../keys/algorithms';
-import { keyHandle, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from '../keys/source';
+import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from '../keys/source';
 import { createSignatureCheck } from './signature';
 import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from '../token/registered';
 
@@ -71,24 +71,37 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return checked.then(() => verdict, (err: unknown) => failed(err, known, decoded));
   }
 
-  /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
-  function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): MaybePromise<Verdict> {
-    const alg = decoded.header.alg;
-    if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
-    let good: boolean;
+  /** Whether `key` verifies the exact bytes received (it fits the header's algorithm: checked before). */
+  function signedBy(token: string, decoded: DecodedJws, key: KeyObject): boolean {
     try {
-      good = signatureIsGood(token, decoded.signedEnd, alg, key);
+      return signatureIsGood(token, decoded.signedEnd, decoded.header.alg, key);
     } catch {
-      good = false;
+      return false;
     }
-    if (!good) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
+  }
+
+  /**
+   * §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm; with candidates
+   * (a key set naming the `kid` more than once), each in turn until one verifies (a few at most: keys/key-set.ts).
+   */
+  function judgeSignature(token: string, decoded: DecodedJws, choice: KeyChoice, now: number): MaybePromise<Verdict> {
+    let key: KeyObject | undefined;
+    if (!Array.isArray(choice)) {
+      const only = choice as KeyObject;
+      if (!keyFitsAlgorithm(only, decoded.header.alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
+      if (signedBy(token, decoded, only)) key = only;
+    } else {
+      const alg = decoded.header.alg;
+      key = (choice as KeyCandidates).find((candidate) => keyFitsAlgorithm(candidate, alg) && signedBy(token, decoded, candidate));
+    }
+    if (key === undefined) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
     // The cache serves this success only while the key stays held (withdrawn keys).
     return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(key));
   }
 
   function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
     let decoded: DecodedJws | undefined;
-    let key: MaybePromise<KeyObject>;
+    let key: MaybePromise<KeyChoice>;
     try {
       decoded = decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
