@@ -170,6 +170,30 @@ describe('upstream key source', () => {
     expect([err.code, err.status, err.reason]).toEqual(['verification_unavailable', 503, 'upstream-timeout']);
   });
 
+  it('answers 503 at once beyond key.maxInflight calls under way, never queuing them', async () => {
+    upstream.handler = hang;
+    const auth = upstreamAuth({ timeout: '2s', breaker: false, maxInflight: 3 });
+    const held = [1, 2, 3].map((i) => failure(auth.verify(`held-${i}`)));
+    await until(() => upstream.requests === 3, 'three upstream calls');
+    const busy = await Promise.all([4, 5].map((i) => failure(auth.verify(`busy-${i}`))));
+    for (const err of busy) {
+      expect([err.code, err.status, err.reason, err.headers['Retry-After']]).toEqual(['verification_unavailable', 503, 'upstream-busy', '1']);
+    }
+    expect(upstream.requests).toBe(3);
+    auth.close();
+    await Promise.all(held);
+    // The calls ended free their places: the next new token reaches the upstream again.
+    upstream.handler = identityService;
+    const fresh = upstreamAuth({ maxInflight: 1 });
+    const { token } = issue();
+    await expect(fresh.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+    await expect(fresh.verify(issue().token)).resolves.toMatchObject({ iss: ISSUER });
+  });
+
+  it('refuses a key.maxInflight that is not a positive integer at createTokenAuth', () => {
+    for (const maxInflight of [0, 1.5, '10', -1]) expect(() => upstreamAuth({ maxInflight })).toThrow(/key\.maxInflight/);
+  });
+
   it('repeats a sane upstream Retry-After on a 503', async () => {
     upstream.handler = (_req, res) => json(res, 503, { status: 'error', message: 'down' }, { 'Retry-After': '42' });
     const err = await failure(upstreamAuth().verify('some-token'));

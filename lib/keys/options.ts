@@ -23,6 +23,8 @@ export interface UpstreamKeyOption {
   timeout?: Duration;
   /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
   breaker?: BreakerOptions | false;
+  /** Most upstream calls under way at once; new tokens beyond them get 503 at once, never a queue (default 100). */
+  maxInflight?: number;
 }
 
 /** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
