@@ -23,5 +23,6 @@ export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStoreOption
 export type { RevocationStore, RevocationList, RevocationStats } from './verify/revocation';
 export type { SharedVerdictStore } from './verify/shared-verdicts';
 export type { BreakerOptions, BreakerStats } from './keys/breaker';
+export type { DiscoveryOptions } from './keys/discovery';
 export type { FleetStats } from './verify/stats';
 export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './observe/diagnostics';

@@ -1,5 +1,6 @@
 // Keys from discovery (`issuerBaseURL`): OpenID Connect Discovery, then RFC 8414; the metadata issuer checked
 // exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
+import { parseDuration, type Duration } from '../base/duration';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import type { Algorithm } from './algorithms';
@@ -18,6 +19,33 @@ export interface IssuerBase {
 
 /** Largest metadata document read (256 KiB); real ones are a few kilobytes. */
 export const MAX_METADATA_BYTES = 256 * 1024;
+
+/** Default `discovery.timeout` (seconds). */
+export const DEFAULT_DISCOVERY_TIMEOUT = 5;
+
+/** `discovery` option: how discovery's fetches are bounded (with `issuerBaseURL` only). */
+export interface DiscoveryOptions {
+  /** One refresh of an issuer's metadata and key set together, bodies included (default 5 s). */
+  timeout?: Duration;
+}
+
+/**
+ * Validate the `discovery` option at set-up: only with `issuerBaseURL`, only `timeout`, a duration above zero.
+ * Its timeout in seconds (the default when the option is absent).
+ */
+export function resolveDiscoveryTimeout(options: { discovery?: unknown; issuerBaseURL?: unknown }): number {
+  const value = options.discovery;
+  if (value === undefined) return DEFAULT_DISCOVERY_TIMEOUT;
+  if (options.issuerBaseURL === undefined) optionError('option "discovery" applies only with issuerBaseURL');
+  if (typeof value !== 'object' || value === null) optionError('option "discovery" must be an object');
+  const { timeout, ...rest } = value as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) optionError(`unknown option "discovery.${unknown}"`);
+  if (timeout === undefined) return DEFAULT_DISCOVERY_TIMEOUT;
+  const seconds = parseDuration(timeout, 'discovery.timeout');
+  if (!(seconds > 0)) optionError('option "discovery.timeout" must be more than zero');
+  return seconds;
+}
 
 /** Without its one trailing slash, if it has one: RFC 8414 §3.3 tolerates that difference and no other. */
 function withoutTrailingSlash(value: string): string {
@@ -100,11 +128,13 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
   const urls = metadataUrls(issuer.url);
   let metadata: Metadata | undefined;
 
-  async function get(url: string): Promise<{ status: number; text: string }> {
+  async function get(url: string, deadline: number): Promise<{ status: number; text: string }> {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new DiscoveryError('discovery-timeout');
     try {
       return await fetchBounded(url, {
         headers: { Accept: 'application/json' },
-        timeoutMs: config.timeout * 1000,
+        timeoutMs: left,
         maxBytes: MAX_METADATA_BYTES,
         signal: closing.signal,
       });
@@ -113,9 +143,9 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
     }
   }
 
-  async function fetchMetadata(): Promise<Metadata> {
-    let answer = await get(urls.openid);
-    if (answer.status === 404) answer = await get(urls.oauth);
+  async function fetchMetadata(deadline: number): Promise<Metadata> {
+    let answer = await get(urls.openid, deadline);
+    if (answer.status === 404) answer = await get(urls.oauth, deadline);
     if (answer.status !== 200) throw new DiscoveryError(`discovery-status-${answer.status}`);
     let document: unknown;
     try {
@@ -136,16 +166,18 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): SigningKe
   }
 
   // The metadata is fetched before each key fetch (first use, unknown kid, periodic refresh), so both share the
-  // JWKS cooldown and outage rules. A failed refresh keeps the metadata already held.
+  // JWKS cooldown and outage rules, and one `timeout` for both. A failed refresh keeps the metadata already held;
+  // with metadata held, its refresh may take half of what is left, so a hanging metadata endpoint never starves
+  // the key set's refresh.
   const keys = jwksKeySource({
     url: issuer.url,
     cooldown: config.cooldown,
     timeout: config.timeout,
     algorithms: config.algorithms,
     clock: config.clock,
-    async locate() {
+    async locate(deadline) {
       try {
-        metadata = await fetchMetadata();
+        metadata = await fetchMetadata(metadata === undefined ? deadline : Date.now() + (deadline - Date.now()) / 2);
       } catch (err) {
         if (metadata === undefined) throw err;
       }

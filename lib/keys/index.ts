@@ -49,7 +49,7 @@ export function createKeySource(options: KeySourceConfig): KeySource {
     return discoveryKeySource({
       issuers: options.issuerBaseURL,
       cooldown: DEFAULT_COOLDOWN,
-      timeout: DEFAULT_TIMEOUT,
+      timeout: options.discoveryTimeout,
       algorithms: options.algorithms,
       clock: options.clock,
       allowInsecureHttp: options.allowInsecureHttp,

@@ -38,7 +38,7 @@ export interface JwksSourceConfig {
   url: URL;
   /** Least time between two fetches. */
   cooldown: number;
-  /** Limit for one fetch, body included. */
+  /** Limit for one refresh, body included (and locating the set, when `locate` is given). */
   timeout: number;
   /** Accepted algorithms (the `algorithms` option), or undefined for JWKS_DEFAULT_ALGORITHMS. */
   algorithms: readonly Algorithm[] | undefined;
@@ -46,9 +46,11 @@ export interface JwksSourceConfig {
   clock: () => number;
   /**
    * Where the key set is, asked before each fetch (discovery: the metadata is fetched with the key set). It
-   * rejects when the address cannot be had; the fetch then fails like an unreachable JWKS. Default: `url`.
+   * rejects when the address cannot be had; the fetch then fails like an unreachable JWKS. `deadline` (a
+   * `Date.now()` time) is when the whole refresh must be done; what locating leaves of it is the fetch's.
+   * Default: `url`.
    */
-  locate?: () => Promise<URL>;
+  locate?: (deadline: number) => Promise<URL>;
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -138,10 +140,15 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   let pending: Promise<void> | undefined;
 
   async function download(): Promise<JwksKey[]> {
-    const target = config.locate === undefined ? href : (await config.locate()).href;
+    // One deadline for the whole download, locating included (discovery's metadata): no request waits on a
+    // refresh longer than `timeout`, however its steps share it.
+    const deadline = Date.now() + timeoutMs;
+    const target = config.locate === undefined ? href : (await config.locate(deadline)).href;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new RemoteFetchError('timeout');
     const answer = await fetchBounded(target, {
       headers: { Accept: 'application/jwk-set+json, application/json' },
-      timeoutMs,
+      timeoutMs: left,
       maxBytes: MAX_JWKS_BYTES,
       signal: closing.signal,
     });

@@ -40,6 +40,8 @@ export interface KeySourceConfig {
   key: KeyOption | undefined;
   /** The discovered authorization servers, when `issuerBaseURL` is given (keys/discovery.ts checked it). */
   issuerBaseURL: readonly IssuerBase[] | undefined;
+  /** With `issuerBaseURL`: the limit of one refresh (metadata and key set), in seconds (`discovery.timeout`). */
+  discoveryTimeout: number;
   algorithms: Algorithm[] | undefined;
   clock: () => number;
   allowInsecureHttp: boolean;
