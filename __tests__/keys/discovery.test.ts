@@ -141,9 +141,8 @@ describe('discovery.timeout: one refresh of metadata and key set together', () =
   });
 
   it('holds one request no longer than the timeout for slow metadata and a hanging key set together', async () => {
-    let server: LoopbackServer | undefined;
-    server = await authorizationServer({
-      metadata: (res) => setTimeout(() => metadataOf(server as LoopbackServer)(res), 1500),
+    const server: LoopbackServer = await authorizationServer({
+      metadata: (res) => setTimeout(() => metadataOf(server)(res), 1500),
       keys: () => undefined,
     });
     const started = Date.now();
@@ -155,9 +154,8 @@ describe('discovery.timeout: one refresh of metadata and key set together', () =
   });
 
   it('still refreshes the key set when the metadata it holds can no longer be refreshed (the metadata gets half)', async () => {
-    let server: LoopbackServer | undefined;
-    const behaviour = { metadata: (res: ServerResponse) => metadataOf(server as LoopbackServer)(res), keys: keySet(['k1']) };
-    server = await authorizationServer(behaviour);
+    const behaviour = { metadata: (res: ServerResponse) => metadataOf(server)(res), keys: keySet(['k1']) };
+    const server: LoopbackServer = await authorizationServer(behaviour);
     const verifier = auth(server.origin, '1s');
     await expect(verifier.verify(tokenOf(server.origin))).resolves.toMatchObject({ iss: server.origin });
     behaviour.metadata = () => undefined; // the metadata endpoint now hangs
