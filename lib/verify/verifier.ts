@@ -71,32 +71,35 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return checked.then(() => verdict, (err: unknown) => failed(err, known, decoded));
   }
 
-  /** Whether `key` verifies the exact bytes received (it fits the header's algorithm: checked before). */
-  function signedBy(token: string, decoded: DecodedJws, key: KeyObject): boolean {
+  /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
+  function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): MaybePromise<Verdict> {
+    const alg = decoded.header.alg;
+    if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
+    let good: boolean;
     try {
-      return signatureIsGood(token, decoded.signedEnd, decoded.header.alg, key);
+      good = signatureIsGood(token, decoded.signedEnd, alg, key);
     } catch {
-      return false;
+      good = false;
     }
-  }
-
-  /**
-   * §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm; with candidates
-   * (a key set naming the `kid` more than once), each in turn until one verifies (a few at most: keys/key-set.ts).
-   */
-  function judgeSignature(token: string, decoded: DecodedJws, choice: KeyChoice, now: number): MaybePromise<Verdict> {
-    let key: KeyObject | undefined;
-    if (!Array.isArray(choice)) {
-      const only = choice as KeyObject;
-      if (!keyFitsAlgorithm(only, decoded.header.alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
-      if (signedBy(token, decoded, only)) key = only;
-    } else {
-      const alg = decoded.header.alg;
-      key = (choice as KeyCandidates).find((candidate) => keyFitsAlgorithm(candidate, alg) && signedBy(token, decoded, candidate));
-    }
-    if (key === undefined) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
+    if (!good) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
     // The cache serves this success only while the key stays held (withdrawn keys).
     return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(key));
+  }
+
+  /** The key, or of several candidates (a key set naming the `kid` twice; a few at most) the first that verifies. */
+  function judgeChoice(token: string, decoded: DecodedJws, choice: KeyChoice, now: number): MaybePromise<Verdict> {
+    if (!Array.isArray(choice)) return judgeSignature(token, decoded, choice as KeyObject, now);
+    const alg = decoded.header.alg;
+    const signer = (choice as KeyCandidates).find((candidate) => {
+      if (!keyFitsAlgorithm(candidate, alg)) return false;
+      try {
+        return signatureIsGood(token, decoded.signedEnd, alg, candidate);
+      } catch {
+        return false;
+      }
+    });
+    if (signer === undefined) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
+    return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(signer));
   }
 
   function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
@@ -110,8 +113,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
       return failed(err, undefined, decoded);
     }
     const known = decoded;
-    if (!isThenable(key)) return judgeSignature(token, known, key, now);
-    return key.then((k) => judgeSignature(token, known, k, clock()), (err: unknown) => failed(err, undefined, known));
+    if (!isThenable(key)) return judgeChoice(token, known, key, now);
+    return key.then((k) => judgeChoice(token, known, k, clock()), (err: unknown) => failed(err, undefined, known));
   }
 
   function verifyRemotely(remote: RemoteClaimsSource, token: string): Promise<Verdict> {
