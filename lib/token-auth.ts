@@ -52,7 +52,8 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   type C = ClaimsOf<M, D>;
   const resolved = resolveOptions(options);
   const source = withSharedVerdicts(createKeySource(resolved), resolved);
-  const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
+  // A remote source's verdicts are always looked up (no second-sighting admission): each miss is a network call.
+  const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance, source.kind === 'jws');
   const verifier = createVerifier({ source, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
   const auth = createAuthenticator(resolved, verifier, source.kind === 'remote' ? 'b64token' : 'jws');
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createTokenAuth, TokenAuthError, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { verifyEndpoint } from '../../lib/keys/upstream';
+import { fingerprint } from '../../lib/verify/admission';
 import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { rejection as failure } from '../fixtures/rejection';
@@ -123,6 +124,27 @@ describe('upstream key source', () => {
     await upstream.stop();
     for (const token of users) await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
     expect(upstream.requests).toBe(users.length + 40);
+  });
+
+  it('looks every token up by its SHA-256, so a cached user is answered while the upstream is down even when sighting fingerprints collide', async () => {
+    // Five opaque tokens whose fingerprints fall in one four-slot set of the admission table (1 024 slots for a
+    // cache of 10): recording the fifth overwrites one of the others. Local verification only pays for that with a
+    // signature check; here it would cost an upstream call, and a 503 while the upstream is down.
+    const crowded: string[] = [];
+    const prints = new Set<number>();
+    while (crowded.length < 5) {
+      const { token } = issue();
+      const h = fingerprint(token);
+      const print = (Math.imul(h, 0x9e3779b1) | 1) >>> 0;
+      if ((h & 1023 & ~3) === 0 && !prints.has(print)) {
+        prints.add(print);
+        crowded.push(token);
+      }
+    }
+    const auth = upstreamAuth({}, { cache: { max: 10 } });
+    for (const token of crowded) await auth.verify(token);
+    await upstream.stop();
+    for (const token of crowded) await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
   });
 
   it('passes an upstream 401 through as invalid_token, remembered briefly like any token fault', async () => {

@@ -109,9 +109,15 @@ export class ResultCache {
   private misses = 0;
   private evictions = 0;
 
+  /**
+   * `admission` false (a remote source: every cold verification is a network call anyway) stores and looks up
+   * every token by its SHA-256, without the second-sighting rule, so that no fingerprint lost to a collision can
+   * keep a cached verdict from being found (and the upstream from being asked again, maybe while it is down).
+   */
   constructor(
     private readonly config: ResultCacheConfig | false,
     private readonly tolerance: number,
+    admission = true,
   ) {
     if (config !== false) {
       const dispose = (_value: Entry, _key: string, reason: LRUCache.DisposeReason) => {
@@ -121,8 +127,10 @@ export class ResultCache {
       const share = faultBounds(config);
       this.faults = new LRUCache<string, Entry>({ max: share.max, maxSize: share.maxBytes, dispose });
       this.faultMaxBytes = share.maxBytes;
-      this.sightings = new Sightings(config.max);
-      this.faultSightings = new Sightings(share.max);
+      if (admission) {
+        this.sightings = new Sightings(config.max);
+        this.faultSightings = new Sightings(share.max);
+      }
     }
   }
 
@@ -141,7 +149,7 @@ export class ResultCache {
    * still under way gets its key, to share it. With the cache off, the token itself (for in-flight sharing only).
    */
   lookupKey(token: string): string | undefined {
-    if (this.sightings === undefined || this.faultSightings === undefined) return token;
+    if (this.sightings === undefined || this.faultSightings === undefined) return this.lru === undefined ? token : sha256(token);
     const print = fingerprint(token);
     if (this.sightings.seen(print) || this.faultSightings.seen(print)) return sha256(token);
     // Recorded only once its verdict is known: while verifications are under way, one may be this very token's.
