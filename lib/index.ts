@@ -27,5 +27,6 @@ export type { SharedVerdictStore } from './verify/shared-verdicts';
 export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';
 export type { FlightStats } from './keys/source';
 export type { BreakerOptions, BreakerStats } from './keys/breaker';
+export type { DiscoveryOptions } from './keys/discovery-options';
 export type { FleetStats } from './verify/stats';
 export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './observe/diagnostics';

@@ -79,7 +79,8 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   // With introspection each token goes its own way (verify/dispatch.ts): the discovered keys, or the remote source.
   const source = introspected === undefined ? remote : keys;
   const route = resolved.introspection === undefined ? undefined : introspectionRoute(keys, remote, resolved.introspection);
-  const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
+  // A remote source's verdicts are always looked up (no second-sighting admission): each miss is a network call.
+  const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance, remote.kind === 'jws');
   const verifier = createVerifier({ source, route, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
   const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
   const scopeReader = resolved.claims.scopesOf;

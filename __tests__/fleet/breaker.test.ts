@@ -85,6 +85,45 @@ describe('CircuitBreaker', () => {
   });
 });
 
+describe('CircuitBreaker and a wait the remote asks for (Retry-After)', () => {
+  const demand = (seconds: number) => Object.assign(new Error('429'), { seconds });
+  const demanded = (err: unknown) => (err as { seconds?: number }).seconds;
+  const always = () => true;
+
+  it('opens at once for that long, lets no probe through before, and tells each refused call what is left', async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failures: 5, cooldown: 3 }, () => now);
+    await expect(breaker.run(() => Promise.reject(demand(120)), always, demanded)).rejects.toThrow('429');
+    expect(breaker.stats()).toMatchObject({ state: 'open', failures: 1 });
+    let calls = 0;
+    const probe = () => {
+      calls++;
+      return Promise.resolve('ok');
+    };
+    for (const [at, left] of [[1_000, '119'], [3_500, '117'], [60_000, '60'], [119_500, '1']] as const) {
+      now = at;
+      await expect(breaker.run(probe, always, demanded)).rejects.toMatchObject({ reason: 'breaker-open', headers: { 'Retry-After': left } });
+    }
+    expect(calls).toBe(0);
+    now = 120_000;
+    expect(breaker.stats().state).toBe('half-open');
+    await expect(breaker.run(probe, always, demanded)).resolves.toBe('ok');
+    expect(breaker.stats()).toMatchObject({ state: 'closed', failures: 0 });
+  });
+
+  it('is not closed early by a call that was under way when the wait was asked for', async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failures: 5, cooldown: 3 }, () => now);
+    let finish: (value: string) => void = () => undefined;
+    const earlier = breaker.run(() => new Promise<string>((resolve) => (finish = resolve)), always, demanded);
+    await expect(breaker.run(() => Promise.reject(demand(60)), always, demanded)).rejects.toThrow('429');
+    finish('ok');
+    await expect(earlier).resolves.toBe('ok');
+    now = 10_000;
+    await expect(breaker.run(() => Promise.resolve('probe'), always, demanded)).rejects.toMatchObject({ headers: { 'Retry-After': '50' } });
+  });
+});
+
 describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %s', (_name, express) => {
   function app(onError: (err: TokenAuthError) => void) {
     const auth = createTokenAuth({
@@ -138,6 +177,20 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
     expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
     expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
     expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
+  });
+
+  it('stays open as long as the upstream\'s 429 Retry-After asks, telling every client the time left', async () => {
+    const { auth, server } = app(() => undefined);
+    upstream.handler = (_req, res) => json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '120' });
+    const first = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+    expect([first.status, first.headers['retry-after']]).toEqual([503, '120']);
+    expect(auth.stats().breaker).toMatchObject({ state: 'open', failures: 1 });
+    for (let i = 0; i < 3; i++) {
+      const res = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+      expect(res.status).toBe(503);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(110);
+    }
+    expect(upstream.requests).toBe(1);
   });
 
   it('treats the upstream\'s 401 as an answer, never as a failure', async () => {

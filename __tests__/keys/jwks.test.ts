@@ -1,6 +1,6 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
-import { JWKS_MAX_AGE, parseJwks, readJwk } from '../../lib/keys/jwks';
+import { JWKS_MAX_AGE, MAX_JWKS_KEYS, parseJwks, readJwk } from '../../lib/keys/jwks';
 import { createTestIssuer } from '../../lib/testing';
 import { AUDIENCE, b64, ecKeys, ISSUER, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
@@ -339,6 +339,60 @@ describe('jwksUri key source', () => {
     const err = await pending;
     expect([err.code, err.reason]).toEqual(['verification_unavailable', 'jwks-closed']);
     expect((await failure(auth.verify(rs256('k')))).code).toBe('verification_unavailable');
+  });
+});
+
+describe('hostile and unusual key sets', () => {
+  beforeEach(() => {
+    now = Math.floor(Date.now() / 1000);
+  });
+
+  it('tries each key published under a duplicate kid, in order, a few at most', async () => {
+    const named = Array.from({ length: 4 }, () => ecKeys());
+    const server = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'dup' }), jwk(rsa2.publicKey, { kid: 'dup' }), ...named.map((k) => jwk(k.publicKey, { kid: 'ec' }))]);
+    const auth = jwksAuth(server.uri);
+    await expect(auth.verify(rs256('dup', rsa2.privateKey))).resolves.toMatchObject({ iss: ISSUER });
+    await expect(auth.verify(rs256('dup', rsa.privateKey))).resolves.toMatchObject({ iss: ISSUER });
+    const es256 = (key: KeyObject) => sign(shapeB(now), key, 'ES256', { kid: 'ec' });
+    await expect(auth.verify(es256(named[2].privateKey))).resolves.toMatchObject({ iss: ISSUER });
+    // The fourth key of one kid is never tried (MAX_KID_CANDIDATES): a set cannot multiply a forgery's cost.
+    expect(await failure(auth.verify(es256(named[3].privateKey)))).toMatchObject({ code: 'invalid_token', reason: 'signature' });
+    expect(server.requests).toBe(1);
+  });
+
+  it(`reads at most ${MAX_JWKS_KEYS} entries of a set`, async () => {
+    const server = await jwksServer(() => Array.from({ length: MAX_JWKS_KEYS + 1 }, (_, i) => jwk(ec.publicKey, { kid: `k${i}` })));
+    const auth = jwksAuth(server.uri, { cooldown: 0 });
+    const es256 = (kid: string) => sign(shapeB(now), ec.privateKey, 'ES256', { kid });
+    await expect(auth.verify(es256(`k${MAX_JWKS_KEYS - 1}`))).resolves.toMatchObject({ iss: ISSUER });
+    expect(await failure(auth.verify(es256(`k${MAX_JWKS_KEYS}`)))).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
+  });
+
+  it('carries a set of keys without kid over a refetch in linear time, keeping the handles of keys still published', async () => {
+    const many = Array.from({ length: 300 }, () => ecKeys());
+    let published = many.map((k) => jwk(k.publicKey));
+    const server = await jwksServer(() => published);
+    const auth = jwksAuth(server.uri, { cooldown: 0 });
+    const lone = ecKeys();
+    const token = sign(shapeB(now), lone.privateKey, 'ES256', { kid: 'lone' });
+    published = [...published, jwk(lone.publicKey, { kid: 'lone' })];
+    await auth.verify(token);
+    await auth.verify(token);
+    expect(server.requests).toBe(1);
+    const equals = jest.spyOn(KeyObject.prototype, 'equals');
+    try {
+      // The same keys spelled differently (members in another order): a refetch for an unknown kid keeps them all.
+      published = published.map((entry) => Object.fromEntries(Object.entries(entry).reverse()));
+      expect(await failure(auth.verify(sign(shapeB(now), lone.privateKey, 'ES256', { kid: 'nope' })))).toMatchObject({ reason: 'kid-unknown' });
+      expect(server.requests).toBe(2);
+      // Before: every new key compared with every old one (45 000 KeyObject.equals calls for these 301 keys).
+      expect(equals.mock.calls.length).toBeLessThan(published.length);
+    } finally {
+      equals.mockRestore();
+    }
+    const hits = auth.stats().hits;
+    await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+    expect(auth.stats().hits).toBe(hits + 1);
   });
 });
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createTokenAuth, TokenAuthError, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { verifyEndpoint } from '../../lib/keys/upstream';
+import { fingerprint } from '../../lib/verify/admission';
 import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { rejection as failure } from '../fixtures/rejection';
@@ -115,6 +116,37 @@ describe('upstream key source', () => {
     expect(upstream.requests).toBe(1);
   });
 
+  it('still answers its cached users while the upstream is down after a flood of tokens it refused', async () => {
+    const auth = upstreamAuth({}, { cache: { max: 10 } });
+    const users = Array.from({ length: 5 }, () => issue().token);
+    for (const token of users) await auth.verify(token);
+    for (let i = 0; i < 40; i++) await failure(auth.verify(`forged-${i}`));
+    await upstream.stop();
+    for (const token of users) await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+    expect(upstream.requests).toBe(users.length + 40);
+  });
+
+  it('looks every token up by its SHA-256, so a cached user is answered while the upstream is down even when sighting fingerprints collide', async () => {
+    // Five opaque tokens whose fingerprints fall in one four-slot set of the admission table (1 024 slots for a
+    // cache of 10): recording the fifth overwrites one of the others. Local verification only pays for that with a
+    // signature check; here it would cost an upstream call, and a 503 while the upstream is down.
+    const crowded: string[] = [];
+    const prints = new Set<number>();
+    while (crowded.length < 5) {
+      const { token } = issue();
+      const h = fingerprint(token);
+      const print = (Math.imul(h, 0x9e3779b1) | 1) >>> 0;
+      if ((h & 1023 & ~3) === 0 && !prints.has(print)) {
+        prints.add(print);
+        crowded.push(token);
+      }
+    }
+    const auth = upstreamAuth({}, { cache: { max: 10 } });
+    for (const token of crowded) await auth.verify(token);
+    await upstream.stop();
+    for (const token of crowded) await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+  });
+
   it('passes an upstream 401 through as invalid_token, remembered briefly like any token fault', async () => {
     const auth = upstreamAuth();
     const err = await failure(auth.verify('unknown-token'));
@@ -158,6 +190,30 @@ describe('upstream key source', () => {
     upstream.handler = hang;
     const err = await failure(upstreamAuth({ timeout: '200ms' }).verify('some-token'));
     expect([err.code, err.status, err.reason]).toEqual(['verification_unavailable', 503, 'upstream-timeout']);
+  });
+
+  it('answers 503 at once beyond key.maxInflight calls under way, never queuing them', async () => {
+    upstream.handler = hang;
+    const auth = upstreamAuth({ timeout: '2s', breaker: false, maxInflight: 3 });
+    const held = [1, 2, 3].map((i) => failure(auth.verify(`held-${i}`)));
+    await until(() => upstream.requests === 3, 'three upstream calls');
+    const busy = await Promise.all([4, 5].map((i) => failure(auth.verify(`busy-${i}`))));
+    for (const err of busy) {
+      expect([err.code, err.status, err.reason, err.headers['Retry-After']]).toEqual(['verification_unavailable', 503, 'upstream-busy', '1']);
+    }
+    expect(upstream.requests).toBe(3);
+    auth.close();
+    await Promise.all(held);
+    // The calls ended free their places: the next new token reaches the upstream again.
+    upstream.handler = identityService;
+    const fresh = upstreamAuth({ maxInflight: 1 });
+    const { token } = issue();
+    await expect(fresh.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+    await expect(fresh.verify(issue().token)).resolves.toMatchObject({ iss: ISSUER });
+  });
+
+  it('refuses a key.maxInflight that is not a positive integer at createTokenAuth', () => {
+    for (const maxInflight of [0, 1.5, '10', -1]) expect(() => upstreamAuth({ maxInflight })).toThrow(/key\.maxInflight/);
   });
 
   it('repeats a sane upstream Retry-After on a 503', async () => {

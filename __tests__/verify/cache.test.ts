@@ -185,6 +185,48 @@ describe('result cache', () => {
     expect(evictions).toBe(10 - size);
   });
 
+  describe('faults have their own space: a success is only ever pushed out by another success', () => {
+    const OTHER = 'another-secret-that-is-long-enough-for-hs256';
+
+    it('keeps every cached user through a flood of distinct garbage tokens', async () => {
+      const { auth } = withClock({ cache: { max: 10 } });
+      const users = Array.from({ length: 5 }, () => sign(shapeB(NOW)));
+      for (const token of users) await admit(auth, token);
+      for (let i = 0; i < 50; i++) expect(await codeOf(auth.verify(`garbage${i}.not.a-token`))).toBe('invalid_token');
+      const before = auth.stats().hits;
+      for (const token of users) await auth.verify(token);
+      expect(auth.stats().hits - before).toBe(users.length);
+      // Faults hold a tenth of cache.max (here 1) beside the successes' 10: the whole cache stays bounded.
+      expect(auth.stats().size).toBe(users.length + 1);
+    });
+
+    it('keeps every cached user through forged tokens that fill the byte bound', async () => {
+      const { auth } = withClock({ cache: { maxBytes: 40_000 } });
+      const users = Array.from({ length: 5 }, () => sign(shapeB(NOW)));
+      for (const token of users) await admit(auth, token);
+      const pad = 'x'.repeat(3000);
+      for (let i = 0; i < 30; i++) expect(await codeOf(auth.verify(sign(shapeB(NOW, { pad }), OTHER)))).toBe('invalid_token');
+      const before = auth.stats().hits;
+      for (const token of users) await auth.verify(token);
+      expect(auth.stats().hits - before).toBe(users.length);
+    });
+
+    it('still remembers faults, least recently used out first, within their share', async () => {
+      const { auth } = withClock({ cache: { max: 20 } });
+      const first = sign(shapeB(NOW), OTHER);
+      const second = sign(shapeB(NOW), OTHER);
+      await codeOf(auth.verify(first));
+      await codeOf(auth.verify(second));
+      expect(auth.stats()).toMatchObject({ size: 2 });
+      await codeOf(auth.verify(second));
+      expect(auth.stats()).toMatchObject({ hits: 1, size: 2 });
+      await codeOf(auth.verify(sign(shapeB(NOW), OTHER))); // a third fault: the share of 2 pushes `first` out
+      expect(auth.stats()).toMatchObject({ size: 2, evictions: 1 });
+      await codeOf(auth.verify(second));
+      expect(auth.stats()).toMatchObject({ hits: 2 });
+    });
+  });
+
   it('can be turned off', async () => {
     const { auth } = withClock({ cache: false });
     const token = sign(shapeB(NOW));

@@ -9,6 +9,7 @@ import type { RegisteredClaimRules } from '../token/registered';
 import type { ScopeClaimOption } from '../token/scope-claim';
 import type { Algorithm } from '../keys/algorithms';
 import type { KeyOption, KeySourceConfig } from '../keys/options';
+import type { DiscoveryOptions } from '../keys/discovery-options';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
@@ -41,6 +42,8 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends Resou
   issuer?: string | string[] | false;
   /** Authorization server(s) to discover keys and issuer from (OpenID Connect Discovery, RFC 8414); replaces `key` and `issuer`. */
   issuerBaseURL?: string | string[];
+  /** With `issuerBaseURL`: `{ timeout }`, the limit of one refresh of metadata and key set together (default 5 s). */
+  discovery?: DiscoveryOptions;
   /**
    * Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required unless `resource` is
    * given, whose URI is then the audience.

@@ -4,7 +4,7 @@ import { parseDuration } from '../base/duration';
 import { optionError } from '../base/option-error';
 import { resolveClaimPolicy } from '../token/claim-modes';
 import { isSupportedAlgorithm, type Algorithm } from '../keys/algorithms';
-import { resolveIssuerBaseURL } from '../keys/discovery';
+import { resolveDiscoveryTimeout, resolveIssuerBaseURL } from '../keys/discovery-options';
 import { resolveRevocation } from '../verify/revocation';
 import { resolveSharedVerdicts } from '../verify/shared-verdicts';
 import { resolveDpop, resolveMtls } from '../dpop/options';
@@ -16,7 +16,7 @@ import type { AudienceRule } from '../token/registered';
 const KNOWN_OPTIONS = new Set([
   'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
   'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
-  'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL',
+  'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL', 'discovery',
   'dpop', 'mtls',
   'revocation', 'introspection', 'introspect',
   'resource', 'scopesSupported', 'resourceName', 'resourceDocumentation',
@@ -122,6 +122,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   return {
     key: input.key,
     issuerBaseURL,
+    discoveryTimeout: resolveDiscoveryTimeout(input),
     algorithms: resolveAlgorithms(input.algorithms),
     rules: {
       // With discovery, the key source routes by `iss` and requires the discovered issuer exactly.

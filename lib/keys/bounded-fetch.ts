@@ -75,8 +75,11 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
     timedOut = true;
     controller.abort();
   }, Math.min(Math.max(options.timeoutMs, 1), LONGEST_TIMER));
+  // One signal for the call: its own timeout and caps, and the source's closing. AbortSignal.any (Node 20.3+) adds
+  // no listener to the long-lived closing signal, which had one per call under way (a warning past 10 at once).
+  const linked = typeof AbortSignal.any === 'function' ? AbortSignal.any([options.signal, controller.signal]) : undefined;
   const onClose = () => controller.abort();
-  options.signal.addEventListener('abort', onClose, { once: true });
+  if (linked === undefined) options.signal.addEventListener('abort', onClose, { once: true });
   const failure = (err: unknown): RemoteFetchError => {
     if (err instanceof RemoteFetchError) return err;
     if (timedOut) return new RemoteFetchError('timeout', err);
@@ -86,7 +89,7 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
 
   try {
     const method = options.body === undefined ? 'GET' : 'POST';
-    const response = await fetch(url, { method, headers: options.headers, body: options.body, redirect: 'error', signal: controller.signal });
+    const response = await fetch(url, { method, headers: options.headers, body: options.body, redirect: 'error', signal: linked ?? controller.signal });
     if (response.status !== 200 && options.readErrorBody !== true) {
       await response.body?.cancel().catch(() => undefined);
       return { status: response.status, headers: response.headers, text: '', bytes: 0 };
@@ -102,7 +105,7 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
     throw failure(err);
   } finally {
     clearTimeout(timer);
-    options.signal.removeEventListener('abort', onClose);
+    if (linked === undefined) options.signal.removeEventListener('abort', onClose);
   }
 }
 

@@ -7,7 +7,8 @@ import { optionError } from '../base/option-error';
  * A circuit breaker for a remote dependency (docs/fleet.md): after `failures` outages in a row it opens, and
  * calls are refused at once with 503 `verification_unavailable` (reason `breaker-open`) and a `Retry-After`,
  * instead of each new token waiting the whole fetch timeout. After `cooldown` it lets one probe through at a time
- * (half-open); the first success closes it, a failed probe opens it for another `cooldown`.
+ * (half-open); the first success closes it, a failed probe opens it for another `cooldown`. A `Retry-After` the
+ * remote sends with an outage opens it at once for that long (see `run`).
  *
  * Remote-agnostic: the upstream source wraps its verify call in `run`; a JWKS or discovery fetch could wrap its
  * fetch the same way, counting only outages (not answers about a token) as failures.
@@ -61,6 +62,10 @@ export class CircuitBreaker {
   private openedAt: number | undefined;
   private open = false;
   private probing = false;
+  /** While open: no probe before this moment (milliseconds since the epoch). */
+  private openUntil = 0;
+  /** The end of a wait the remote itself asked for (`Retry-After`): nothing closes the breaker before it. */
+  private holdUntil = 0;
 
   constructor(
     private readonly config: BreakerConfig,
@@ -69,13 +74,15 @@ export class CircuitBreaker {
 
   /**
    * Run `call` unless the breaker refuses it. `isOutage(err)` tells which failures count against the remote (a
-   * timeout, a 5xx) and which are answers (a 401 about a token: the remote is up).
+   * timeout, a 5xx) and which are answers (a 401 about a token: the remote is up). `demanded(err)`, when given,
+   * is the wait in seconds the remote asked for with that failure (a 429 or 503 with `Retry-After`): the breaker
+   * then opens at once for at least that long, lets no probe through before, and tells every refused call the
+   * time that is left of it.
    */
-  async run<T>(call: () => Promise<T>, isOutage: (err: unknown) => boolean): Promise<T> {
+  async run<T>(call: () => Promise<T>, isOutage: (err: unknown) => boolean, demanded?: (err: unknown) => number | undefined): Promise<T> {
     let probe = false;
     if (this.open) {
-      const waited = this.now() - (this.openedAt ?? 0);
-      const left = this.config.cooldown * 1000 - waited;
+      const left = this.openUntil - this.now();
       if (left > 0) throw refused(left);
       if (this.probing) throw refused(1000);
       this.probing = true;
@@ -86,7 +93,7 @@ export class CircuitBreaker {
       this.succeeded();
       return result;
     } catch (err) {
-      if (isOutage(err)) this.failed();
+      if (isOutage(err)) this.failed(demanded?.(err));
       else this.succeeded();
       throw err;
     } finally {
@@ -95,21 +102,25 @@ export class CircuitBreaker {
   }
 
   stats(): BreakerStats {
-    const state = !this.open ? 'closed' : this.probing || this.now() - (this.openedAt ?? 0) >= this.config.cooldown * 1000 ? 'half-open' : 'open';
+    const state = !this.open ? 'closed' : this.probing || this.now() >= this.openUntil ? 'half-open' : 'open';
     return { state, failures: this.failures, openedAt: this.openedAt };
   }
 
   private succeeded(): void {
     this.failures = 0;
-    this.open = false;
+    // A call that was under way before the remote asked for a wait does not cut the wait short.
+    if (this.now() >= this.holdUntil) this.open = false;
   }
 
-  private failed(): void {
+  private failed(demand: number | undefined): void {
     this.failures++;
-    // A failed probe, or the threshold reached: (re)open for another cooldown.
-    if (this.open || this.failures >= this.config.failures) {
+    const now = this.now();
+    if (demand !== undefined) this.holdUntil = Math.max(this.holdUntil, now + demand * 1000);
+    // A failed probe, the threshold reached, or a wait the remote asked for: (re)open, never for less than is left.
+    if (this.open || this.failures >= this.config.failures || demand !== undefined) {
       this.open = true;
-      this.openedAt = this.now();
+      this.openedAt = now;
+      this.openUntil = Math.max(this.openUntil, now + this.config.cooldown * 1000, this.holdUntil);
     }
   }
 }

@@ -1,6 +1,7 @@
 // How this resource server authenticates itself to the authorization server (RFC 7662 §2.1): client_secret_basic,
 // client_secret_post (RFC 6749 §2.3.1) or private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9).
-import { constants, createPrivateKey, KeyObject, randomUUID, sign, type JsonWebKey } from 'node:crypto';
+import { constants, createPrivateKey, KeyObject, randomUUID, sign } from 'node:crypto';
+import type { Jwk } from '../base/jwk';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import { MIN_RSA_BITS } from './algorithms';
@@ -15,7 +16,7 @@ export interface ClientCredentials {
   /** Its secret (client_secret_basic, client_secret_post). */
   clientSecret?: string;
   /** Its private key for private_key_jwt: PEM, a private JWK (its `kid` and `alg` are used) or a KeyObject. */
-  privateKey?: string | JsonWebKey | KeyObject;
+  privateKey?: string | Jwk | KeyObject;
   /** Default: `private_key_jwt` with a privateKey, else `client_secret_basic`. */
   authMethod?: ClientAuthMethod;
 }
@@ -59,7 +60,7 @@ function signerFor(value: unknown, name: string): AssertionSigner {
     else if (value instanceof KeyObject) key = value;
     else if (isObject(value)) {
       jwk = value;
-      key = createPrivateKey({ key: value as JsonWebKey, format: 'jwk' });
+      key = createPrivateKey({ key: value as Jwk, format: 'jwk' });
     } else return optionError(`option "${name}" must be a private key: PEM, JWK or KeyObject`);
   } catch {
     return optionError(`option "${name}" is not a readable private key (PEM with real line breaks, a private JWK, or a KeyObject)`);

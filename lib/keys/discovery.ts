@@ -1,6 +1,5 @@
 // Keys from discovery (`issuerBaseURL`): OpenID Connect Discovery, then RFC 8414; the metadata issuer checked
 // exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
-import type { KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
 import { issuerRefused } from '../token/registered';
 import type { JwsHeader } from '../token/jws';
@@ -8,54 +7,13 @@ import type { Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
 import { jwksKeySource } from './jwks';
 import { checkRemoteUrl } from './remote-url';
-import { checkIssuerBaseAddress, jwksBaseHint, jwksInsteadOfMetadata } from './wrong-document';
-import type { KeySource, SigningKeySource } from './source';
+import { jwksBaseHint, jwksInsteadOfMetadata } from './wrong-document';
+import { withoutTrailingSlash, type IssuerBase } from './discovery-options';
+import type { KeyChoice, KeySource, SigningKeySource } from './source';
 import { isObject } from '../base/values';
-import { optionError } from '../base/option-error';
-
-/** One configured authorization server: its base URL exactly as given (the issuer it must name) and parsed. */
-export interface IssuerBase {
-  base: string;
-  url: URL;
-}
 
 /** Largest metadata document read (256 KiB); real ones are a few kilobytes. */
 export const MAX_METADATA_BYTES = 256 * 1024;
-
-/** Without its one trailing slash, if it has one: RFC 8414 §3.3 tolerates that difference and no other. */
-function withoutTrailingSlash(value: string): string {
-  return value.endsWith('/') ? value.slice(0, -1) : value;
-}
-
-/**
- * Validate the `issuerBaseURL` option once, at set-up: a URL string or a non-empty array of them, each `https:`
- * (plain `http:` only on loopback or with `allowInsecureHttp`), without query or fragment (RFC 8414 §2: an issuer
- * has neither), no two naming the same issuer. It replaces `key` and `issuer`, so giving either as well is a
- * TypeError. Undefined when the option is absent.
- */
-export function resolveIssuerBaseURL(
-  options: { issuerBaseURL?: unknown; key?: unknown; issuer?: unknown },
-  allowInsecureHttp: boolean,
-): readonly IssuerBase[] | undefined {
-  const value = options.issuerBaseURL;
-  if (value === undefined) return undefined;
-  if (options.key !== undefined) optionError('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
-  if (options.issuer !== undefined) optionError('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
-  const list: unknown[] = Array.isArray(value) ? value : [value];
-  if (list.length === 0) optionError('option "issuerBaseURL" must be a URL string or a non-empty array of them');
-  const seen = new Set<string>();
-  return list.map((entry, index) => {
-    const name = Array.isArray(value) ? `issuerBaseURL[${index}]` : 'issuerBaseURL';
-    const url = checkRemoteUrl(entry, name, allowInsecureHttp);
-    checkIssuerBaseAddress(url, name);
-    const base = entry as string;
-    if (url.search !== '') optionError(`option "${name}" must not contain a query string`);
-    const same = withoutTrailingSlash(base);
-    if (seen.has(same)) optionError(`option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
-    seen.add(same);
-    return { base, url };
-  });
-}
 
 /** The metadata this package reads from an authorization server. */
 export interface DiscoveredMetadata {
@@ -125,11 +83,13 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
   let metadata: Metadata | undefined;
   let askedAt = -Infinity;
 
-  async function get(url: string): Promise<{ status: number; text: string }> {
+  async function get(url: string, deadline: number): Promise<{ status: number; text: string }> {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new DiscoveryError('discovery-timeout');
     try {
       return await fetchBounded(url, {
         headers: { Accept: 'application/json' },
-        timeoutMs: config.timeout * 1000,
+        timeoutMs: left,
         maxBytes: MAX_METADATA_BYTES,
         signal: closing.signal,
         kind: 'discovery',
@@ -139,9 +99,9 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     }
   }
 
-  async function fetchMetadata(): Promise<Metadata> {
-    let answer = await get(urls.openid);
-    if (answer.status === 404) answer = await get(urls.oauth);
+  async function fetchMetadata(deadline: number): Promise<Metadata> {
+    let answer = await get(urls.openid, deadline);
+    if (answer.status === 404) answer = await get(urls.oauth, deadline);
     if (answer.status !== 200) throw new DiscoveryError(`discovery-status-${answer.status}`);
     let document: unknown;
     try {
@@ -170,7 +130,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
   /** The metadata held, or one fetch of it shared by concurrent callers; an outage is a 503 (never cached). */
   function discover(): Promise<Metadata> {
     if (metadata !== undefined) return Promise.resolve(metadata);
-    discovering ??= fetchMetadata().then(
+    discovering ??= fetchMetadata(Date.now() + config.timeout * 1000).then(
       (found) => {
         metadata ??= found;
         discovering = undefined;
@@ -186,16 +146,18 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
   }
 
   // The metadata is fetched before each key fetch (first use, unknown kid, periodic refresh), so both share the
-  // JWKS cooldown and outage rules. A failed refresh keeps the metadata already held.
+  // JWKS cooldown and outage rules, and one `timeout` for both. A failed refresh keeps the metadata already held;
+  // with metadata held, its refresh may take half of what is left, so a hanging metadata endpoint never starves
+  // the key set's refresh.
   const keys = jwksKeySource({
     url: issuer.url,
     cooldown: config.cooldown,
     timeout: config.timeout,
     algorithms: config.algorithms,
     clock: config.clock,
-    async locate() {
+    async locate(deadline) {
       try {
-        metadata = await fetchMetadata();
+        metadata = await fetchMetadata(metadata === undefined ? deadline : Date.now() + (deadline - Date.now()) / 2);
       } catch (err) {
         if (metadata === undefined) throw err;
       }
@@ -204,7 +166,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
   });
 
   /** A token's `iss` must equal the discovered issuer exactly; the trailing-slash tolerance is the metadata's. */
-  function confirmed(key: KeyObject, payload: Readonly<Record<string, unknown>>): KeyObject {
+  function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>): KeyChoice {
     if (metadata === undefined || payload.iss !== metadata.issuer) throw issuerRefused([metadata?.issuer ?? issuer.base], DISCOVERED);
     return key;
   }

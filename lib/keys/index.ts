@@ -19,11 +19,17 @@ const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
   secret: ['secret'],
   publicKey: ['publicKey'],
   jwksUri: ['jwksUri', 'cooldown', 'timeout'],
-  upstream: ['upstream', 'timeout', 'breaker'],
+  upstream: ['upstream', 'timeout', 'breaker', 'maxInflight'],
 };
 
 const DEFAULT_COOLDOWN = 30;
 const DEFAULT_TIMEOUT = 5;
+
+function maxInflightOf(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) optionError('option "key.maxInflight" must be a positive integer');
+  return value;
+}
 
 function timeoutOf(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT;
@@ -44,7 +50,7 @@ export function createKeySource(options: KeySourceConfig): KeySource {
     return discoveryKeySource({
       issuers: options.issuerBaseURL,
       cooldown: DEFAULT_COOLDOWN,
-      timeout: DEFAULT_TIMEOUT,
+      timeout: options.discoveryTimeout,
       algorithms: options.algorithms,
       clock: options.clock,
       allowInsecureHttp: options.allowInsecureHttp,
@@ -93,7 +99,12 @@ export function createKeySource(options: KeySourceConfig): KeySource {
       if (options.algorithms !== undefined) {
         optionError('option "algorithms" does not apply with key.upstream (the upstream service checks the signature)');
       }
-      return upstreamSource({ base, timeout: timeoutOf(fields.timeout), breaker: resolveBreaker(fields.breaker, 'key.breaker') });
+      return upstreamSource({
+        base,
+        timeout: timeoutOf(fields.timeout),
+        breaker: resolveBreaker(fields.breaker, 'key.breaker'),
+        maxInflight: maxInflightOf(fields.maxInflight),
+      });
     }
   }
 }

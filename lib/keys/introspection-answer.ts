@@ -67,21 +67,24 @@ export async function readSignedAnswer(text: string, context: SignedAnswerContex
     throw unbelievable('introspection-jwt-exp');
   }
 
-  let key: KeyObject;
+  let keys: readonly KeyObject[];
   try {
     const found = context.keys.keyFor(decoded.header, claims);
-    key = isThenable(found) ? await found : found;
+    const choice = isThenable(found) ? await found : found;
+    // A key set with duplicate `kid`s answers its few candidates (keys/key-set.ts): any of them may have signed.
+    keys = Array.isArray(choice) ? (choice as readonly KeyObject[]) : [choice as KeyObject];
   } catch (err) {
     // The AS's keys are out of reach: say so; a key it does not publish is an answer we cannot believe.
     if (err instanceof TokenAuthError && err.code === 'verification_unavailable') throw err;
     throw unbelievable('introspection-jwt-key', err);
   }
-  let good = false;
-  try {
-    good = keyFitsAlgorithm(key, decoded.header.alg) && signatureIsGood(decoded, compact, key);
-  } catch {
-    good = false;
-  }
+  const good = keys.some((key) => {
+    try {
+      return keyFitsAlgorithm(key, decoded.header.alg) && signatureIsGood(decoded, compact, key);
+    } catch {
+      return false;
+    }
+  });
   if (!good) throw unbelievable('introspection-jwt-signature');
   return claims.token_introspection;
 }

@@ -5,7 +5,7 @@ import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
 import { resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
-import type { IssuerBase } from './discovery';
+import type { IssuerBase } from './discovery-options';
 import { checkRemoteUrl } from './remote-url';
 
 /** `introspection`: RFC 7662 token introspection at the authorization server named by `issuerBaseURL`. */

@@ -6,7 +6,8 @@ import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
 import { fetchBounded, RemoteFetchError } from './bounded-fetch';
-import { holdKey, type SigningKeySource } from './source';
+import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
+import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';
 import { metadataInsteadOfJwks } from './wrong-document';
 
@@ -23,6 +24,12 @@ export const JWKS_DEFAULT_ALGORITHMS: readonly Algorithm[] = [
 export const MAX_JWKS_BYTES = 1024 * 1024;
 
 /**
+ * Most entries of a JWKS `keys` array read; the rest are ignored. Real sets hold a handful of keys; 1 MiB holds
+ * 8 000 EC keys, and parsing each costs tens of microseconds of blocked event loop on every refetch.
+ */
+export const MAX_JWKS_KEYS = 1000;
+
+/**
  * Age (seconds) after which a key set is refreshed in the background on its next use, so that a key the issuer
  * withdrew stops verifying. The known keys keep answering meanwhile, and after a failed refresh.
  */
@@ -33,7 +40,7 @@ export interface JwksSourceConfig {
   url: URL;
   /** Least time between two fetches. */
   cooldown: number;
-  /** Limit for one fetch, body included. */
+  /** Limit for one refresh, body included (and locating the set, when `locate` is given). */
   timeout: number;
   /** Accepted algorithms (the `algorithms` option), or undefined for JWKS_DEFAULT_ALGORITHMS. */
   algorithms: readonly Algorithm[] | undefined;
@@ -41,19 +48,11 @@ export interface JwksSourceConfig {
   clock: () => number;
   /**
    * Where the key set is, asked before each fetch (discovery: the metadata is fetched with the key set). It
-   * rejects when the address cannot be had; the fetch then fails like an unreachable JWKS. Default: `url`.
+   * rejects when the address cannot be had; the fetch then fails like an unreachable JWKS. `deadline` (a
+   * `Date.now()` time) is when the whole refresh must be done; what locating leaves of it is the fetch's.
+   * Default: `url`.
    */
-  locate?: () => Promise<URL>;
-}
-
-/** One usable verification key from a JWKS. */
-export interface JwksKey {
-  kid: string | undefined;
-  /** The JWK's own `alg`, when it names one: the key then verifies that algorithm only. */
-  alg: Algorithm | undefined;
-  key: KeyObject;
-  /** Set when a refetch no longer lists this key: results it verified leave the cache (see KeyHandle). */
-  withdrawn: boolean;
+  locate?: (deadline: number) => Promise<URL>;
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -93,10 +92,15 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   if (algorithmsForKey(key).length === 0) return undefined;
   const alg = jwk.alg as Algorithm | undefined;
   if (alg !== undefined && !keyFitsAlgorithm(key, alg)) return undefined;
-  return { kid: jwk.kid as string | undefined, alg, key, withdrawn: false };
+  const kid = jwk.kid as string | undefined;
+  const identity = JSON.stringify([kid, alg, material]);
+  return { kid, alg, key, identity, withdrawn: false };
 }
 
-/** The usable keys of a JWKS document; throws (a plain Error, for logs) unless it is JSON `{ "keys": [...] }`. */
+/**
+ * The usable keys among the first MAX_JWKS_KEYS entries of a JWKS document; throws (a plain Error, for logs)
+ * unless it is JSON `{ "keys": [...] }`.
+ */
 export function parseJwks(text: string): JwksKey[] {
   let document: unknown;
   try {
@@ -106,72 +110,12 @@ export function parseJwks(text: string): JwksKey[] {
   }
   if (!isObject(document) || !Array.isArray(document.keys)) throw metadataInsteadOfJwks(document) ?? new Error('JWKS is not an object with a "keys" array');
   const usable: JwksKey[] = [];
-  for (const jwk of document.keys) {
-    const key = readJwk(jwk);
+  const read = Math.min(document.keys.length, MAX_JWKS_KEYS);
+  for (let i = 0; i < read; i++) {
+    const key = readJwk(document.keys[i]);
     if (key !== undefined) usable.push(key);
   }
   return usable;
-}
-
-/** A fetched key set, indexed by `kid` for the per-token lookup. */
-interface KeySet {
-  all: readonly JwksKey[];
-  byKid: ReadonlyMap<string, readonly JwksKey[]>;
-  /** Clock time at which it was fetched. */
-  fetchedAt: number;
-}
-
-function indexKeys(keys: readonly JwksKey[], fetchedAt: number): KeySet {
-  const byKid = new Map<string, JwksKey[]>();
-  for (const entry of keys) {
-    if (entry.kid === undefined) continue;
-    const same = byKid.get(entry.kid);
-    if (same === undefined) byKid.set(entry.kid, [entry]);
-    else same.push(entry);
-  }
-  return { all: keys, byKid, fetchedAt };
-}
-
-/**
- * The new key set, keeping the entries (and so the handles) of keys that are still published, and marking every
- * key the issuer dropped as withdrawn. A key counts as the same when its `kid`, `alg` and material are.
- */
-function carryOver(previous: KeySet | undefined, fetched: readonly JwksKey[]): JwksKey[] {
-  const kept = fetched.map((entry) => previous?.all.find((old) =>
-    old.kid === entry.kid && old.alg === entry.alg && old.key.equals(entry.key)) ?? entry);
-  if (previous !== undefined) {
-    for (const old of previous.all) if (!kept.includes(old)) old.withdrawn = true;
-  }
-  for (const entry of kept) holdKey(entry.key, entry);
-  return kept;
-}
-
-function fits(entry: JwksKey, alg: string): boolean {
-  return (entry.alg === undefined || entry.alg === alg) && keyFitsAlgorithm(entry.key, alg);
-}
-
-/**
- * What a key set says about a header: the key to use; `known` (the set has the answer, and it is no: a refetch
- * would not change it); or `unknown` (a refetch might find the key).
- */
-function select(set: KeySet, header: JwsHeader): KeyObject | 'known' | 'unknown' {
-  if (header.kid !== undefined) {
-    const named = set.byKid.get(header.kid);
-    if (named === undefined) return 'unknown';
-    for (const entry of named) if (fits(entry, header.alg)) return entry.key;
-    return 'known';
-  }
-  // No kid: only an unambiguous set may answer; trying each key in turn would multiply the cost of bad tokens.
-  let only: KeyObject | undefined;
-  let count = 0;
-  for (const entry of set.all) {
-    if (fits(entry, header.alg)) {
-      only = entry.key;
-      count++;
-    }
-  }
-  if (count === 1) return only as KeyObject;
-  return count === 0 ? 'unknown' : 'known';
 }
 
 /** The short reason, or the hint, a failure carries for logs (a discovery failure says which step), if any. */
@@ -198,10 +142,15 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   let pending: Promise<void> | undefined;
 
   async function download(): Promise<JwksKey[]> {
-    const target = config.locate === undefined ? href : (await config.locate()).href;
+    // One deadline for the whole download, locating included (discovery's metadata): no request waits on a
+    // refresh longer than `timeout`, however its steps share it.
+    const deadline = Date.now() + timeoutMs;
+    const target = config.locate === undefined ? href : (await config.locate(deadline)).href;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new RemoteFetchError('timeout');
     const answer = await fetchBounded(target, {
       headers: { Accept: 'application/jwk-set+json, application/json' },
-      timeoutMs,
+      timeoutMs: left,
       maxBytes: MAX_JWKS_BYTES,
       signal: closing.signal,
     });
@@ -254,7 +203,7 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
     return new TokenAuthError('invalid_token', { reason: header.kid === undefined ? 'kid-ambiguous' : 'kid-no-fit' });
   }
 
-  function afterFetch(header: JwsHeader): KeyObject {
+  function afterFetch(header: JwsHeader): KeyChoice {
     const found = keys === undefined ? 'unknown' : select(keys, header);
     if (typeof found === 'object') return found;
     if (found === 'known') throw noFit(header);

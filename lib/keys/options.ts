@@ -5,7 +5,7 @@ import type { Jwk } from '../base/jwk';
 import type { Duration } from '../base/duration';
 import type { Algorithm } from './algorithms';
 import type { BreakerOptions } from './breaker';
-import type { IssuerBase } from './discovery';
+import type { IssuerBase } from './discovery-options';
 import type { KeyResolver } from './static';
 
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
@@ -24,6 +24,8 @@ export interface UpstreamKeyOption {
   timeout?: Duration;
   /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
   breaker?: BreakerOptions | false;
+  /** Most upstream calls under way at once; new tokens beyond them get 503 at once, never a queue (default 100). */
+  maxInflight?: number;
 }
 
 /** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
@@ -39,6 +41,8 @@ export interface KeySourceConfig {
   key: KeyOption | undefined;
   /** The discovered authorization servers, when `issuerBaseURL` is given (keys/discovery.ts checked it). */
   issuerBaseURL: readonly IssuerBase[] | undefined;
+  /** With `issuerBaseURL`: the limit of one refresh (metadata and key set), in seconds (`discovery.timeout`). */
+  discoveryTimeout: number;
   algorithms: Algorithm[] | undefined;
   clock: () => number;
   allowInsecureHttp: boolean;

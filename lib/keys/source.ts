@@ -29,6 +29,12 @@ export function keyHandle(key: KeyObject): KeyHandle {
   return handles.get(key) ?? ALWAYS_HELD;
 }
 
+/** Several keys a header may name (a JWKS that lists one `kid` twice), tried in order: two or more, a few at most. */
+export type KeyCandidates = readonly KeyObject[];
+
+/** What `keyFor` answers: the key, or the few candidates, that may verify a token. */
+export type KeyChoice = KeyObject | KeyCandidates;
+
 /**
  * A source of verification keys for locally checked JWS tokens. `keyFor` may answer synchronously (static keys:
  * the whole verification then stays synchronous) or with a promise (JWKS, app resolvers). It throws or rejects
@@ -41,7 +47,7 @@ export interface SigningKeySource {
   readonly kind: 'jws';
   /** Algorithms a token header may name (never `none`). */
   readonly algorithms: ReadonlySet<Algorithm>;
-  keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyObject | Promise<KeyObject>;
+  keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyChoice | Promise<KeyChoice>;
   close(): void;
   /** Sources that discover their issuers (`issuerBaseURL`): the issuer identifiers, as the servers name themselves. */
   discoveredIssuers?(): Promise<DiscoveredIssuers>;

@@ -16,6 +16,9 @@ export const UPSTREAM_VERIFY_PATH = '/auth/@users/verify';
 const DEFAULT_RETRY_AFTER = 5;
 const LONGEST_RETRY_AFTER = 300;
 
+/** Default most upstream calls under way at once (`key.maxInflight`). */
+export const DEFAULT_MAX_INFLIGHT = 100;
+
 /** Resolved settings of the upstream source; durations in seconds. */
 export interface UpstreamSourceConfig {
   /** The upstream base address (`{base_url}`), already checked by checkRemoteUrl. */
@@ -24,6 +27,11 @@ export interface UpstreamSourceConfig {
   timeout: number;
   /** Circuit breaker settings, or false for none. */
   breaker?: BreakerConfig | false;
+  /**
+   * Most calls under way at once; a new token beyond them is answered 503 at once (reason `upstream-busy`),
+   * never queued: a hanging upstream holds this many sockets, not one per new token.
+   */
+  maxInflight?: number;
 }
 
 /** `{base}/auth/@users/verify`, keeping any path prefix the base carries. */
@@ -38,10 +46,15 @@ function unavailable(reason: string, retryAfter = DEFAULT_RETRY_AFTER, cause?: u
 }
 
 /** The upstream's own Retry-After when it is a sane number of seconds; an HTTP date or nonsense is ignored. */
-export function retryAfterOf(answer: BoundedAnswer): number {
+function namedRetryAfter(answer: BoundedAnswer): number | undefined {
   const value = answer.headers.get('retry-after');
-  if (value === null || !/^\d{1,6}$/.test(value.trim())) return DEFAULT_RETRY_AFTER;
+  if (value === null || !/^\d{1,6}$/.test(value.trim())) return undefined;
   return Math.min(Math.max(Number(value), 1), LONGEST_RETRY_AFTER);
+}
+
+/** The upstream's own Retry-After, else the default (for another remote source's 503s: keys/introspection.ts). */
+export function retryAfterOf(answer: BoundedAnswer): number {
+  return namedRetryAfter(answer) ?? DEFAULT_RETRY_AFTER;
 }
 
 // RFC 6750 §3 scope-token characters: %x21 / %x23-5B / %x5D-7E, space-separated.
@@ -66,8 +79,13 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
   const timeoutMs = config.timeout * 1000;
   const closing = new AbortController();
   const breaker = config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
+  const maxInflight = config.maxInflight ?? DEFAULT_MAX_INFLIGHT;
+  let inflight = 0;
   // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
   const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
+  /** Outages whose answer (a 429 or 503) asked for a wait: the breaker then stays open that long. */
+  const demands = new WeakMap<object, number>();
+  const demanded = (err: unknown) => (typeof err === 'object' && err !== null ? demands.get(err) : undefined);
 
   const ask = async (token: string): Promise<RemoteClaims> => {
       let answer: BoundedAnswer;
@@ -87,7 +105,12 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
       if (answer.status === 403) {
         throw new TokenAuthError('insufficient_scope', { reason: 'upstream-403', scope: challengedScope(answer) });
       }
-      if (answer.status !== 200) throw unavailable(`upstream-status-${answer.status}`, retryAfterOf(answer));
+      if (answer.status !== 200) {
+        const named = namedRetryAfter(answer);
+        const err = unavailable(`upstream-status-${answer.status}`, named ?? DEFAULT_RETRY_AFTER);
+        if (named !== undefined && (answer.status === 429 || answer.status === 503)) demands.set(err, named);
+        throw err;
+      }
 
       let payload: unknown;
       try {
@@ -101,9 +124,15 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
       return { payload, size: answer.bytes };
   };
 
+  const call = breaker === undefined ? ask : (token: string) => breaker.run(() => ask(token), isOutage, demanded);
+
   return {
     kind: 'remote',
-    claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
+    claimsFor(token) {
+      if (inflight >= maxInflight) return Promise.reject(unavailable('upstream-busy', 1));
+      inflight++;
+      return call(token).finally(() => inflight--);
+    },
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     answerFault: shapeBViolation,
     timeout: config.timeout,

@@ -6,9 +6,16 @@ import type { TokenAuthError } from '../base/errors';
 // Node's own switch: NODE_DEBUG=express-verified-user turns the lines on; off, a refusal costs one property read.
 const log = debuglog('express-verified-user');
 
-/** A value from a token, quoted so that a hostile `iss` or `kid` cannot forge a second log line. */
+/** Longest value from a token printed in a debug line, as spans cut theirs at 256: a forged `kid` may be 10 KB. */
+export const MAX_DEBUG_VALUE = 128;
+
+/**
+ * A value from a token, quoted so that a hostile `iss` or `kid` cannot forge a second log line, and cut to
+ * MAX_DEBUG_VALUE characters (marked with `…`) so that it cannot flood the log either.
+ */
 function quoted(value: string | undefined): string {
-  return value === undefined ? '-' : JSON.stringify(value);
+  if (value === undefined) return '-';
+  return JSON.stringify(value.length > MAX_DEBUG_VALUE ? `${value.slice(0, MAX_DEBUG_VALUE)}…` : value);
 }
 
 /**

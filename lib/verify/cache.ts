@@ -1,8 +1,8 @@
 // The verdict cache: verdicts keyed by the token's SHA-256, bounded in entries and bytes, successes until min(ttl,
-// exp) while their key is held, faults for errorTtl, outages never; and in-flight sharing of pending verdicts.
+// exp) while their key is held, faults for errorTtl in a space of their own, outages never; in-flight sharing.
 import * as crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { Sightings } from './admission';
+import { fingerprint, Sightings } from './admission';
 import type { VerifiedClaims } from '../token/claims';
 import type { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
@@ -75,32 +75,62 @@ function verdictLimit(verdict: Verdict, now: number, tolerance: number): number 
 }
 
 /**
+ * Share of `cache.max` and `cache.maxBytes` that token faults get, in an LRU of their own beside the successes'
+ * (which keep the whole of both bounds): faults enter on first sight, so a flood of distinct bad tokens costs its
+ * sender nothing to send, and it must only ever push out other faults, never a user's cached success.
+ */
+export const FAULT_SHARE = 0.1;
+
+/** The bounds of the faults' own LRU: a tenth of the successes', at least one entry. */
+export function faultBounds(config: ResultCacheConfig): { max: number; maxBytes: number } {
+  return { max: Math.max(1, Math.ceil(config.max * FAULT_SHARE)), maxBytes: Math.max(1, Math.ceil(config.maxBytes * FAULT_SHARE)) };
+}
+
+/**
  * The result cache (docs/caching.md): keyed by the token's SHA-256 (`keyOf`), bounded by entries and bytes, each entry
- * dead at min(ttl, the token's own time limits). Token faults are kept for `errorTtl` only; callers decide what
- * is a token fault. Concurrent misses share one verification.
+ * dead at min(ttl, the token's own time limits). Token faults are kept for `errorTtl` only, in their own bounded
+ * LRU; callers decide what is a token fault. Concurrent misses share one verification.
  */
 export class ResultCache {
+  /** Successes: `cache.max` entries, `cache.maxBytes` bytes. */
   private readonly lru: LRUCache<string, Entry> | undefined;
+  /** Token faults: their own share (`faultBounds`), so that no fault ever evicts a success. */
+  private readonly faults: LRUCache<string, Entry> | undefined;
+  private readonly faultMaxBytes: number = 0;
   private readonly pending = new Map<string, Promise<Verdict>>();
   /** Admission (lib/verify/admission.ts): a success is stored on its token's second sighting, a fault at once. */
   private readonly sightings: Sightings | undefined;
+  /** Sightings of tokens whose first verdict was a fault: aged by faults only, so they never crowd out users. */
+  private readonly faultSightings: Sightings | undefined;
+  /** The fingerprint of the last first sighting, so that `sighted` right after it need not compute it again. */
+  private firstToken: string | undefined;
+  private firstPrint = 0;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
 
+  /**
+   * `admission` false (a remote source: every cold verification is a network call anyway) stores and looks up
+   * every token by its SHA-256, without the second-sighting rule, so that no fingerprint lost to a collision can
+   * keep a cached verdict from being found (and the upstream from being asked again, maybe while it is down).
+   */
   constructor(
     private readonly config: ResultCacheConfig | false,
     private readonly tolerance: number,
+    admission = true,
   ) {
     if (config !== false) {
-      this.lru = new LRUCache<string, Entry>({
-        max: config.max,
-        maxSize: config.maxBytes,
-        dispose: (_value, _key, reason) => {
-          if (reason === 'evict') this.evictions++;
-        },
-      });
-      this.sightings = new Sightings(config.max);
+      const dispose = (_value: Entry, _key: string, reason: LRUCache.DisposeReason) => {
+        if (reason === 'evict') this.evictions++;
+      };
+      this.lru = new LRUCache<string, Entry>({ max: config.max, maxSize: config.maxBytes, dispose });
+      const share = faultBounds(config);
+      this.faults = new LRUCache<string, Entry>({ max: share.max, maxSize: share.maxBytes, dispose });
+      this.faultMaxBytes = share.maxBytes;
+      if (admission) {
+        this.sightings = new Sightings(config.max);
+        this.faultSightings = new Sightings(share.max);
+      }
     }
   }
 
@@ -115,13 +145,29 @@ export class ResultCache {
   /**
    * The key to look a token up under, or undefined on its first sighting: nothing but a fault can be stored for
    * it yet, so neither its SHA-256 nor a lookup is spent (a miss is counted). A fault is then stored under
-   * `keyOf`, a success is not (`admits`). With the cache off, the token itself (for in-flight sharing only).
+   * `keyOf`, a success is not (`admits`); either way `sighted` records it. A token whose first verification is
+   * still under way gets its key, to share it. With the cache off, the token itself (for in-flight sharing only).
    */
   lookupKey(token: string): string | undefined {
-    if (this.sightings === undefined) return token;
-    if (this.sightings.sight(token)) return sha256(token);
+    if (this.sightings === undefined || this.faultSightings === undefined) return this.lru === undefined ? token : sha256(token);
+    const print = fingerprint(token);
+    if (this.sightings.seen(print) || this.faultSightings.seen(print)) return sha256(token);
+    // Recorded only once its verdict is known: while verifications are under way, one may be this very token's.
+    if (this.pending.size !== 0) {
+      const key = sha256(token);
+      if (this.pending.has(key)) return key;
+    }
     this.misses++;
+    this.firstToken = token;
+    this.firstPrint = print;
     return undefined;
+  }
+
+  /** Record a token's first sighting once its verdict is known, in the table of its kind (success or fault). */
+  sighted(token: string, verdict: Verdict): void {
+    const print = token === this.firstToken ? this.firstPrint : fingerprint(token);
+    this.firstToken = undefined;
+    (verdict.ok ? this.sightings : this.faultSightings)?.record(print);
   }
 
   /** Whether a verdict reached on a token's first sighting (no lookup key) may be stored: faults only. */
@@ -131,14 +177,20 @@ export class ResultCache {
 
   /** A live verdict for this key, or undefined (a dead entry is dropped). */
   get(key: string, now: number): Verdict | undefined {
-    if (this.lru === undefined) return undefined;
-    const entry = this.lru.get(key);
+    if (this.lru === undefined || this.faults === undefined) return undefined;
+    // Successes first: a hit for a user costs one lookup; only a miss there asks the faults.
+    let held = this.lru;
+    let entry = held.get(key);
+    if (entry === undefined) {
+      held = this.faults;
+      entry = held.get(key);
+    }
     if (entry !== undefined) {
       if (now < entry.until && !entry.held.withdrawn) {
         this.hits++;
         return entry.verdict;
       }
-      this.lru.delete(key);
+      held.delete(key);
     }
     this.misses++;
     return undefined;
@@ -149,13 +201,17 @@ export class ResultCache {
    * out. The entry's size counts the token's length, as if the token itself were held.
    */
   set(key: string, tokenLength: number, verdict: Verdict, now: number, cacheable: boolean): void {
-    if (this.lru === undefined || this.config === false || !cacheable) return;
+    if (this.lru === undefined || this.faults === undefined || this.config === false || !cacheable) return;
     const ttl = verdict.ok ? this.config.ttl : this.config.errorTtl;
     const until = Math.min(now + ttl, verdictLimit(verdict, now, this.tolerance));
     if (!(until > now)) return;
-    const size = tokenLength + ENTRY_OVERHEAD + (verdict.ok ? verdict.size : FAULT_OVERHEAD);
-    if (size > this.config.maxBytes) return;
-    this.lru.set(key, { verdict, until, held: (verdict.ok ? verdict.held : undefined) ?? ALWAYS_HELD }, { size });
+    if (verdict.ok) {
+      const size = tokenLength + ENTRY_OVERHEAD + verdict.size;
+      if (size <= this.config.maxBytes) this.lru.set(key, { verdict, until, held: verdict.held ?? ALWAYS_HELD }, { size });
+      return;
+    }
+    const size = tokenLength + ENTRY_OVERHEAD + FAULT_OVERHEAD;
+    if (size <= this.faultMaxBytes) this.faults.set(key, { verdict, until, held: ALWAYS_HELD }, { size });
   }
 
   /** The verification under way for this key, if any. */
@@ -175,7 +231,7 @@ export class ResultCache {
     return {
       hits: this.hits,
       misses: this.misses,
-      size: this.lru?.size ?? 0,
+      size: (this.lru?.size ?? 0) + (this.faults?.size ?? 0),
       evictions: this.evictions,
       inflight: this.pending.size,
     };
@@ -183,5 +239,6 @@ export class ResultCache {
 
   clear(): void {
     this.lru?.clear();
+    this.faults?.clear();
   }
 }

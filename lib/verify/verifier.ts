@@ -9,7 +9,7 @@ import { isVerifyTraced, noteVerdict, traceVerify, type VerifyTrace } from '../o
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from '../base/errors';
 import { checkHeader, decodeJws, type DecodedJws } from '../token/jws';
 import { keyFitsAlgorithm } from '../keys/algorithms';
-import { keyHandle, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from '../keys/source';
+import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from '../keys/source';
 import { deepFreeze } from './frozen';
 import { createSignatureCheck } from './signature';
 import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from '../token/registered';
@@ -96,9 +96,25 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(key));
   }
 
+  /** The key, or of several candidates (a key set naming the `kid` twice; a few at most) the first that verifies. */
+  function judgeChoice(token: string, decoded: DecodedJws, choice: KeyChoice, now: number): MaybePromise<Verdict> {
+    if (!Array.isArray(choice)) return judgeSignature(token, decoded, choice as KeyObject, now);
+    const alg = decoded.header.alg;
+    const signer = (choice as KeyCandidates).find((candidate) => {
+      if (!keyFitsAlgorithm(candidate, alg)) return false;
+      try {
+        return signatureIsGood(token, decoded.signedEnd, alg, candidate);
+      } catch {
+        return false;
+      }
+    });
+    if (signer === undefined) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
+    return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(signer));
+  }
+
   function verifyLocally(signing: SigningKeySource, token: string, now: number): MaybePromise<Verdict> {
     let decoded: DecodedJws | undefined;
-    let key: MaybePromise<KeyObject>;
+    let key: MaybePromise<KeyChoice>;
     try {
       decoded = decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
@@ -107,8 +123,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
       return failed(err, undefined, decoded);
     }
     const known = decoded;
-    if (!isThenable(key)) return judgeSignature(token, known, key, now);
-    return key.then((k) => judgeSignature(token, known, k, clock()), (err: unknown) => failed(err, undefined, known));
+    if (!isThenable(key)) return judgeChoice(token, known, key, now);
+    return key.then((k) => judgeChoice(token, known, k, clock()), (err: unknown) => failed(err, undefined, known));
   }
 
   function verifyRemotely(remote: RemoteClaimsSource, token: string): Promise<Verdict> {
@@ -118,7 +134,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
     );
   }
 
-  function remember(key: string | undefined, token: string, verdict: Verdict): void {
+  /** Store what may be stored; `first`: the token's first sighting, recorded now that its verdict is known. */
+  function remember(key: string | undefined, token: string, verdict: Verdict, first: boolean): void {
+    if (first) cache.sighted(token, verdict);
     if (!cache.admits(verdict, key)) return;
     cache.set(key ?? cache.keyOf(token), token.length, verdict, clock(), verdict.ok || isTokenFault(verdict.error));
   }
@@ -157,7 +175,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     const verdict = chosen.kind === 'jws' ? verifyLocally(chosen, token, now) : verifyRemotely(chosen, token);
     if (!isThenable(verdict)) {
       noteVerdict(trace, verdict, false);
-      remember(key, token, verdict);
+      remember(key, token, verdict, key === undefined);
       return conclude(verdict, now);
     }
     // A verdict that waited (a key fetch, a remote verifier) is admitted at once: it cost a round trip, and its key
@@ -165,7 +183,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     const shareKey = key ?? cache.keyOf(token);
     return cache
       .share(shareKey, verdict.then((settled) => {
-        remember(shareKey, token, settled);
+        remember(shareKey, token, settled, key === undefined);
         return settled;
       }))
       .then((settled) => {
