@@ -25,7 +25,9 @@ export function requireMcpAuth<C extends JwtClaims>(auth: TokenAuth<C>, options?
 /**
  * The MCP SDK's `OAuthTokenVerifier` over `auth.verify()`, for apps that keep the SDK's `requireBearerAuth`
  * (1.x or 2.x). A refused token throws the SDK's `invalid_token` error (401 there), an outage its
- * `temporarily_unavailable` (400: no SDK line answers 503), anything else `server_error`.
+ * `temporarily_unavailable` (400: no SDK line answers 503), anything else `server_error`. A sender-constrained
+ * token (`cnf.jkt` or `cnf["x5t#S256"]`) is refused: that path has no DPoP proof nor client certificate to check.
+ * Throws a TypeError for a TokenAuth with `dpop.required` (use `requireMcpAuth`).
  */
 export const mcpTokenVerifier = mcpTokenVerifierLoading(require);
 
@@ -35,7 +37,8 @@ export const mcpTokenVerifier = mcpTokenVerifierLoading(require);
  */
 export function mcpTokenVerifierLoading(load: ModuleLoader) {
   return function mcpTokenVerifier<C extends JwtClaims>(auth: TokenAuth<C>, options?: McpTokenVerifierOptions): McpTokenVerifier {
-    const { resource } = routeGuard(auth);
-    return createMcpTokenVerifier({ verify: (token) => auth.verify(token), scopesOf: (claims) => auth.scopesOf(claims), resource }, options, load);
+    const { resource, dpopRequired } = routeGuard(auth);
+    const source = { verify: (token: string) => auth.verify(token), scopesOf: (claims: JwtClaims) => auth.scopesOf(claims), resource, dpopRequired };
+    return createMcpTokenVerifier(source, options, load);
   };
 }

@@ -122,7 +122,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       auth.close();
     },
   };
-  guards.set(tokenAuth, createRouteGuard<never>(auth, resolved.resource, scopeReader));
+  guards.set(tokenAuth, createRouteGuard<never>(auth, resolved.resource, scopeReader, resolved.dpop?.required === true));
   return tokenAuth;
 }
 

@@ -26,6 +26,8 @@ export interface RouteGuard<C extends JwtClaims = JwtClaims> {
   readonly resource: string | undefined;
   /** The URL of the resource's metadata document (every challenge's `resource_metadata`); undefined without one. */
   readonly resourceMetadataUrl: string | undefined;
+  /** `dpop.required`: every token must come with a DPoP proof, so a path that only ever sees Bearer tokens cannot serve it. */
+  readonly dpopRequired: boolean;
   /** A requirement as `requireVerifiedUser(scopes, options)` takes it, parsed now (a TypeError when malformed). */
   requirement(scopes?: ScopeRequirementInput, options?: RouteOptions): RouteRequirement;
   /**
@@ -55,6 +57,7 @@ export function createRouteGuard<C extends JwtClaims>(
   auth: Authenticator,
   resource: { resource: string; metadataUrl: string } | undefined,
   scopesOf: (claims: Readonly<Record<string, unknown>>) => readonly string[] | undefined,
+  dpopRequired: boolean,
 ): RouteGuard<C> {
   const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
   const asFailure = (err: unknown) => (err instanceof TokenAuthError ? err : new TokenAuthError('internal', { reason: 'guard-hook-threw', cause: err }));
@@ -62,6 +65,7 @@ export function createRouteGuard<C extends JwtClaims>(
   return {
     resource: resource?.resource,
     resourceMetadataUrl: resource?.metadataUrl,
+    dpopRequired,
     requirement: (scopes, options) => parseRouteRequirement(scopes, options),
     middleware(pick, accept) {
       return function guard(req, res, next) {

@@ -1,5 +1,6 @@
 // mcpTokenVerifier: the MCP SDK's OAuthTokenVerifier over auth.verify(), for apps that keep the SDK's
 // requireBearerAuth; a refusal throws the SDK line's own error, so the SDK answers 401 (an outage: 400), never 500.
+// That path carries no DPoP proof and no client certificate: sender-constrained tokens are refused on it.
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
@@ -24,6 +25,17 @@ export interface McpVerifySource {
   verify(token: string): Promise<JwtClaims>;
   readonly scopesOf: ScopeReader;
   readonly resource: string | undefined;
+  /** The TokenAuth's `dpop.required`: it refuses every Bearer token, so this verifier cannot serve it. */
+  readonly dpopRequired: boolean;
+}
+
+/**
+ * A token bound to a key (`cnf.jkt`, RFC 9449) or a client certificate (`cnf["x5t#S256"]`, RFC 8705): the SDK's
+ * requireBearerAuth hands over the token alone, so its proof of possession can never be checked here.
+ */
+function senderConstrained(claims: JwtClaims): boolean {
+  const { cnf } = claims;
+  return isObject(cnf) && (cnf.jkt !== undefined || cnf['x5t#S256'] !== undefined);
 }
 
 /** A refusal as the SDK's own error: its requireBearerAuth answers 401 for invalid_token, 400 for the others. */
@@ -40,11 +52,17 @@ export function createMcpTokenVerifier(source: McpVerifySource, options: unknown
   if (options !== undefined && !isObject(options)) optionError('mcpTokenVerifier options must be an object { sdk }');
   const given = (options ?? {}) as McpTokenVerifierOptions;
   for (const key of Object.keys(given)) if (key !== 'sdk') optionError(`mcpTokenVerifier has no option "${key}" (sdk)`);
+  if (source.dpopRequired) {
+    optionError('mcpTokenVerifier cannot serve a TokenAuth with "dpop.required": the SDK\'s requireBearerAuth takes '
+      + 'Bearer tokens only and hands over no DPoP proof; use requireMcpAuth(auth) instead');
+  }
   const make = loadSdkErrors(given.sdk, load);
   return {
     async verifyAccessToken(token) {
       try {
         const claims = await source.verify(token);
+        // A stolen bound token must not pass as a bearer one: the binding is what makes it worthless to a thief.
+        if (senderConstrained(claims)) throw new TokenAuthError('invalid_token', { reason: 'mcp:sender-constrained-token' });
         return toAuthInfo(token, claims, source.scopesOf(claims), source.resource);
       } catch (err) {
         throw sdkError(err, make);
