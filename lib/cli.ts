@@ -31,7 +31,9 @@ function parse<T extends ParseArgsOptionsConfig>(args: string[], options: T) {
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // Node's message quotes a stray argument, which may be the second word of a secret: never echo it.
+    const message = (err as Error).message;
+    throw new UsageError(/^Unexpected argument/.test(message) ? 'unexpected argument (a value with spaces needs quotes); see --help' : message);
   }
 }
 

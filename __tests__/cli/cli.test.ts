@@ -159,6 +159,23 @@ describe('runCli (in-process): bad input is exit code 2 with a message', () => {
     expect(outcome.stdout).toBeUndefined();
   });
 
+  it('never prints a key or secret given where a file name or one word belongs', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = JSON.stringify(privateKey.export({ format: 'jwk' }));
+    const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    for (const value of [jwk, pem]) {
+      const outcome = runCli([...base, `--key=${value}`], {});
+      expect(outcome.code).toBe(2);
+      expect(outcome.stderr).toContain('the value given to --key');
+      expect(outcome.stderr).not.toContain(value.slice(20, 60));
+    }
+    // An unquoted secret with a space: Node's own message would quote its second word.
+    const stray = runCli([...base, '--secret', 'first-half-of-a-long-secret', 'second-half-SECRET-word'], {});
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('unexpected argument');
+    expect(stray.stderr).not.toContain('second-half-SECRET-word');
+  });
+
   it('refuses a key file that holds only a public key, saying so', () => {
     const file = join(work, 'public-only.pem');
     writeFileSync(file, runCli(['key']).stdout?.replace(/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----\n/, '') ?? '');

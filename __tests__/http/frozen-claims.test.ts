@@ -7,7 +7,8 @@ import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer'
 
 // Issue 19 item 8: the cache hands one claims object to every request with the same token, so a route that
 // changed `req.auth` changed the next request's verdict (a scope pushed → 403 became 200; `jti` deleted → a revoked
-// token passed). Verified claims are deep-frozen: a later decision always reads what was signed.
+// token passed). Claims are deep-frozen when they become shared (cached, or handed to requests waiting on one
+// verification): a later decision always reads what was signed.
 
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
 
@@ -71,13 +72,19 @@ describe.each(EXPRESS_VERSIONS)('claims on req.auth cannot change later verdicts
     await request(server).get('/me').set(bearer(token)).expect(401);
   });
 
-  it('hands the same frozen claims on a cache miss as on a hit, so a route behaves the same on both', async () => {
-    const { server } = app(new Set());
-    const token = sign(shapeB(NOW));
-    const first = await request(server).get('/edit').set(bearer(token)).expect(200); // first sighting, not cached
+  it('freezes the claims when they become shared: a first sighting\'s claims are that request\'s own, and its changes reach no other request', async () => {
+    const { auth, server } = app(new Set());
+    const token = sign(shapeB(NOW, { scopes: ['identify'] }));
+    // First sighting: verified for this request alone and not cached (the admission rule), so not frozen: the
+    // cold path pays nothing for it, and nothing else will ever read this object.
+    const first = await request(server).get('/edit').set(bearer(token)).expect(200);
+    expect(first.body).toEqual({ push: 'changed', remove: 'changed', nested: 'changed', add: 'changed', frozen: false });
+    expect(auth.stats().size).toBe(0);
+    // The second sighting is verified again from the token and cached: what /edit did above is not there.
+    await request(server).get('/admin').set(bearer(token)).expect(403);
     const later = await request(server).get('/edit').set(bearer(token)).expect(200);
-    expect(first.body).toEqual(later.body);
-    expect(first.body.frozen).toBe(true);
+    expect(later.body).toEqual({ push: 'TypeError', remove: 'TypeError', nested: 'TypeError', add: 'TypeError', frozen: true });
+    await request(server).get('/admin').set(bearer(token)).expect(403);
   });
 });
 

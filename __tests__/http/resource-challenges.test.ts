@@ -167,6 +167,7 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       ['an auth_time older than maxAge', { acr: MFA, auth_time: NOW - 606 }],
       ['no auth_time', { acr: MFA }],
       ['an auth_time that is not a number', { acr: MFA, auth_time: String(NOW) }],
+      ['an auth_time in the future (past clockTolerance)', { acr: MFA, auth_time: NOW + 60 }],
     ])('answers 401 insufficient_user_authentication to %s, naming acr_values and max_age', async (_what, claims) => {
       const res = await request(stepUpApp({ acr: [MFA], maxAge: '10m' })).post('/mcp').set(bearer(claims)).expect(401);
       expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", ${STEP_UP}, acr_values="${MFA}", max_age="600", scope="mcp:tools", ${RM}`);

@@ -31,3 +31,28 @@ describe('deepFreeze', () => {
     expect(deepFreeze(1)).toBe(1);
   });
 });
+
+describe('claims shared by requests are frozen', () => {
+  it('walks the whole tree even when the root was frozen already (a validateClaims hook may freeze only the top)', () => {
+    const payload = Object.freeze(JSON.parse('{"scopes":["a"],"providers":{"g":{"id":"1"}}}'));
+    deepFreeze(payload);
+    expect(Object.isFrozen(payload.scopes)).toBe(true);
+    expect(Object.isFrozen(payload.providers.g)).toBe(true);
+  });
+
+  it('hands frozen claims to every verify() waiting on one verification (an async key: in-flight sharing)', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createTokenAuth } = require('../../lib') as typeof import('../../lib');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { SECRET, ISSUER, AUDIENCE, NOW, shapeB, sign } = require('../fixtures/issuer') as typeof import('../fixtures/issuer');
+    const { createSecretKey } = await import('node:crypto');
+    const key = createSecretKey(Buffer.from(SECRET));
+    const auth = createTokenAuth({ key: async () => key, algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
+    const token = sign(shapeB(NOW));
+    const [a, b] = await Promise.all([auth.verify(token), auth.verify(token)]);
+    expect(a).toBe(b);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen((a as unknown as { scopes: string[] }).scopes)).toBe(true);
+    auth.close();
+  });
+});

@@ -47,13 +47,22 @@ function privateJwkOf(document: unknown, file: string): Record<string, unknown> 
   return document;
 }
 
+/**
+ * How a message names the `--key` value: the path when it looks like one, else only the flag, so that a key pasted
+ * in place of a file name (a PEM, a private JWK) is never printed back.
+ */
+function named(file: string): string {
+  const pathLike = file.length <= 256 && !/[\r\n{}"]/.test(file) && !file.includes('PRIVATE KEY');
+  return pathLike ? file : 'the value given to --key (not a file name: keys are read from files only)';
+}
+
 /** The private key in a file (PEM or JWK), with the JWK's own `kid` and `alg` when it has them. */
 export function readPrivateKey(file: string): { key: KeyObject; kid: string | undefined; alg: string | undefined } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new UsageError(`cannot read the key file ${file}`);
+    throw new UsageError(`cannot read the key file ${named(file)}`);
   }
   if (text.trim().startsWith('{')) {
     let document: unknown;

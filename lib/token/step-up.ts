@@ -61,6 +61,8 @@ export function checkStepUp(stepUp: StepUp, claims: Readonly<Record<string, unkn
     const authTime = claims.auth_time;
     if (typeof authTime !== 'number' || !Number.isFinite(authTime)) throw refused(stepUp, 'auth_time-missing');
     if (now - authTime > stepUp.maxAge + clockTolerance) throw refused(stepUp, 'auth_time');
+    // An authentication "in the future" proves no recent one: a skewed or forged auth_time is not fresh.
+    if (authTime > now + clockTolerance) throw refused(stepUp, 'auth_time-future');
   }
 }
 

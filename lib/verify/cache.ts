@@ -8,11 +8,18 @@ import type { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../token/jws';
 import { ALWAYS_HELD, type KeyHandle } from '../keys/source';
 import type { TokenTimes } from '../token/registered';
+import { deepFreeze } from './frozen';
 
 /** What verification concluded about one token: its claims (with their time facts), or a token fault. */
 export type Verdict =
   | { ok: true; claims: VerifiedClaims; times: TokenTimes; size: number; header?: JwsHeader; held?: KeyHandle }
   | { ok: false; error: TokenAuthError; times: TokenTimes | undefined };
+
+/** A settled verdict that several requests will receive, its claims deep-frozen (verify/frozen.ts). */
+function freezeShared(verdict: Verdict): Verdict {
+  if (verdict.ok) deepFreeze(verdict.claims);
+  return verdict;
+}
 
 /** Counters of the result cache. */
 export interface CacheStats {
@@ -207,7 +214,10 @@ export class ResultCache {
     if (!(until > now)) return;
     if (verdict.ok) {
       const size = tokenLength + ENTRY_OVERHEAD + verdict.size;
-      if (size <= this.config.maxBytes) this.lru.set(key, { verdict, until, held: verdict.held ?? ALWAYS_HELD }, { size });
+      if (size > this.config.maxBytes) return;
+      // From here on every request with this token shares these claims: frozen, so none can change what the next reads.
+      deepFreeze(verdict.claims);
+      this.lru.set(key, { verdict, until, held: verdict.held ?? ALWAYS_HELD }, { size });
       return;
     }
     const size = tokenLength + ENTRY_OVERHEAD + FAULT_OVERHEAD;
@@ -222,7 +232,8 @@ export class ResultCache {
 
   /** Register a verification under way so that concurrent misses wait on it; removed when it settles. */
   share(key: string, work: Promise<Verdict>): Promise<Verdict> {
-    const shared = work.finally(() => this.pending.delete(key));
+    // Every request waiting on it receives the same claims: frozen before any of them does.
+    const shared = work.then(freezeShared).finally(() => this.pending.delete(key));
     this.pending.set(key, shared);
     return shared;
   }

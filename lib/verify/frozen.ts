@@ -1,5 +1,5 @@
 // Verified claims are facts shared by every request that sends the same token (the cache hands out one object):
-// frozen, all the way down, once per verification, so no caller can change what a later decision reads.
+// frozen, all the way down, when they become shared, so no caller can change what a later decision reads.
 
 /** Nesting walked by recursion (fast); deeper parts are walked with an explicit stack (a signed payload can nest thousands deep). */
 const RECURSION_LIMIT = 64;
@@ -39,9 +39,10 @@ function freeze(value: object, depth: number): void {
 
 /**
  * Freeze a parsed JSON value and everything in it, in place; returns it. About 0.3 µs for a Shape B payload
- * (seven objects and arrays), once per verification; a cache hit reuses the frozen claims at no cost.
+ * (seven objects and arrays), paid when claims become shared (verify/cache.ts), never on a hit. The whole tree is
+ * walked even when the root is frozen already: a validateClaims hook may have frozen only the top.
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freeze(value, 0);
+  if (typeof value === 'object' && value !== null) freeze(value, 0);
   return value;
 }

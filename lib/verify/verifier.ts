@@ -10,7 +10,6 @@ import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from '../b
 import { checkHeader, decodeJws, type DecodedJws } from '../token/jws';
 import { keyFitsAlgorithm } from '../keys/algorithms';
 import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from '../keys/source';
-import { deepFreeze } from './frozen';
 import { createSignatureCheck } from './signature';
 import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from '../token/registered';
 
@@ -42,12 +41,6 @@ export interface Verifier {
   stats(): CacheStats;
 }
 
-/** A success with its claims deep-frozen (verify/frozen.ts). */
-function frozen(verdict: Verdict & { ok: true }): Verdict {
-  deepFreeze(verdict.claims);
-  return verdict;
-}
-
 function failed(err: unknown, times?: TokenTimes, decoded?: DecodedJws): Verdict {
   const error = asTokenAuthError(err);
   if (decoded !== undefined && error.facts === undefined) error.facts = tokenFacts(decoded.header, decoded.payload);
@@ -76,9 +69,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
     }
     // Frozen once here, after the app's validateClaims: every request with this token shares these claims.
     const verdict: Verdict = { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header, held };
-    if (!isThenable(checked)) return frozen(verdict);
+    if (!isThenable(checked)) return verdict;
     const known = times;
-    return checked.then(() => frozen(verdict), (err: unknown) => failed(err, known, decoded));
+    return checked.then(() => verdict, (err: unknown) => failed(err, known, decoded));
   }
 
   /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
