@@ -95,7 +95,7 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
  * A key's share is `maxPerKey`, or less once the store is fuller: with `free` ids of room left, a key may hold
  * fewer than `free × free / max` (the free room times the fraction free). A key holding nothing is refused only by
  * a full store, and keys that flood leave room for the others: K keys, each filled in turn (the worst order),
- * leave about `max / K` free while K < √max, and filling the store takes about `2 × √max` keys, not `max / maxPerKey`.
+ * leave about `max / K` free while K < √max; filling the store takes about `2 × √max` keys, not `max / maxPerKey`.
  */
 export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}): MemoryReplayStore {
   const max = positiveInteger(options.max, 'max', 100_000);
