@@ -64,6 +64,72 @@ describe('the in-process replay store', () => {
     expect(store.claimOnce('flood-again', 1126, 'flooder')).toBe(true);
   });
 
+  it('keeps room for other keys when ten keys flood it together: a fresh key still claims, the flooders are refused', () => {
+    const store = createMemoryReplayStore({ max: 1000, clock: () => 1000 });
+    const flooders = new Set(Array.from({ length: 10 }, (_, i) => `flooder-${i}`));
+    const accepted = new Map<string, number>();
+    let sent = 0;
+    for (let round = 0; round < 1000 && flooders.size > 0; round++) {
+      for (const key of [...flooders]) {
+        try {
+          expect(store.claimOnce(`flood-${sent++}`, 1065, key)).toBe(true);
+          accepted.set(key, (accepted.get(key) ?? 0) + 1);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ReplayShareExhausted); // refused for its share, never because the store is full
+          flooders.delete(key);
+        }
+      }
+    }
+    expect(flooders.size).toBe(0);
+    expect(store.size).toBe(730); // ten keys of 73: at 730 held, 270 free, a key's share is 270 × 270 / 1 000 < 73
+    expect([...accepted.values()]).toEqual(Array(10).fill(73));
+    for (let i = 0; i < 20; i++) expect(store.claimOnce(`fresh-${i}`, 1065, 'fresh')).toBe(true);
+    for (let i = 0; i < 10; i++) expect(store.claimOnce(`late-${i}`, 1065, `late-${i}`)).toBe(true);
+    expect(() => store.claimOnce('flood-more', 1065, 'flooder-0')).toThrow(ReplayShareExhausted);
+    expect(store.claimOnce('flood-0', 1065, 'flooder-0')).toBe(false); // a replay is still a replay, not a 503
+  });
+
+  it('shrinks a key\'s share as the store fills: with 100 of 1 000 free a key gets 9 ids, the next key 8', () => {
+    const store = createMemoryReplayStore({ max: 1000, clock: () => 1000 });
+    for (let i = 0; i < 900; i++) store.claimOnce(`keyless-${i}`, 1065); // a caller naming no key: bounded by max alone
+    const claimUntilRefused = (key: string) => {
+      let held = 0;
+      for (; held < 100; held++) {
+        try {
+          store.claimOnce(`${key}-${held}`, 1065, key);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ReplayShareExhausted);
+          break;
+        }
+      }
+      return held;
+    };
+    expect(claimUntilRefused('a')).toBe(9); // holding 9 with 91 free: 9 × 1 000 ≥ 91 × 91
+    expect(claimUntilRefused('b')).toBe(8);
+    expect(store.claimOnce('c-0', 1065, 'c')).toBe(true); // a key holding nothing is refused only by a full store
+  });
+
+  it('full of live ids (a thousand keys of one id each), still refuses rather than forget one', () => {
+    let now = 1000;
+    const store = createMemoryReplayStore({ max: 1000, clock: () => now });
+    const claimed: string[] = [];
+    let error: unknown;
+    for (let i = 0; i < 1001 && error === undefined; i++) {
+      try {
+        expect(store.claimOnce(`id-${i}`, 1065, `key-${i}`)).toBe(true);
+        claimed.push(`id-${i}`);
+      } catch (err) {
+        error = err;
+      }
+    }
+    expect(claimed).toHaveLength(1000);
+    expect(error).toEqual(new Error('in-process replay store is full'));
+    for (const id of claimed) expect(store.claimOnce(id, 1065, `key-${id.slice(3)}`)).toBe(false);
+    expect(store.size).toBe(1000);
+    now = 1066;
+    expect(store.claimOnce('id-1000', 1126, 'key-1000')).toBe(true);
+  });
+
   it('takes maxPerKey, and refuses bounds that are not positive integers', () => {
     const store = createMemoryReplayStore({ max: 10, maxPerKey: 2, clock: () => 1000 });
     expect(store.claimOnce('a', 1060, 'k')).toBe(true);

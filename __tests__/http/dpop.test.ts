@@ -387,6 +387,34 @@ describe.each(EXPRESS_VERSIONS)('DPoP-bound tokens through %s', (_name, express)
       await request(origin).get('/me').set(dpopHeaders(token, holder.proof({ method: 'GET', url: `${origin}/me`, token }))).expect(200);
     });
 
+    it('keeps serving a fresh key while ten keys flood a store of 1 000: the flooders get 503 past their share', async () => {
+      const reasons = new Set<string | undefined>();
+      const { origin } = await serve({ dpop: { replay: createMemoryReplayStore({ max: 1000, clock }) }, onError: (err) => reasons.add(err.reason) });
+      const flooders = Array.from({ length: 10 }, () => {
+        const key = createDpopHolder('ES256', clock);
+        return { key, token: issuer.sign({ cnf: { jkt: key.jkt } }), ok: 0, refused: 0 };
+      });
+      const send = (key: DpopHolder, token: string) => request(origin).get('/me').set(dpopHeaders(token, key.proof({ method: 'GET', url: `${origin}/me`, token })));
+      // Rounds of 25 proofs a key, all keys at once, until every key is refused (at most 8 rounds: 200 a key).
+      for (let round = 0; round < 8 && flooders.some((f) => f.refused === 0); round++) {
+        await Promise.all(flooders.map(async (f) => {
+          for (const res of await Promise.all(Array.from({ length: 25 }, () => send(f.key, f.token)))) {
+            if (res.status === 200) f.ok++;
+            else if (res.status === 503) f.refused++;
+          }
+        }));
+      }
+      const fresh = createDpopHolder('ES256', clock);
+      const freshToken = issuer.sign({ cnf: { jkt: fresh.jkt } });
+      for (let i = 0; i < 20; i++) expect((await send(fresh, freshToken)).status).toBe(200);
+      for (const f of flooders) {
+        expect(f.refused).toBeGreaterThan(0);
+        expect(f.ok).toBeLessThan(100); // under maxPerKey: the shrinking share refused them first
+      }
+      expect([...reasons]).toEqual(['dpop:replay-share']);
+      expect((await send(flooders[0].key, flooders[0].token)).status).toBe(503);
+    });
+
     it('answers 503 when the store throws or rejects', async () => {
       for (const claimOnce of [() => { throw new Error('down'); }, () => Promise.reject(new Error('down'))]) {
         const { origin } = await serve({ dpop: { replay: { claimOnce } } });

@@ -37,8 +37,8 @@ export interface DpopOptions {
   nonce?: DpopNonceOptions;
   /**
    * Where used proof ids are remembered (default: in this process, 100 000 at most and a tenth of that per proof
-   * key, on this TokenAuth's `clock`; `createMemoryReplayStore` makes one with other bounds). A fleet passes a
-   * shared store.
+   * key, less as the store fills, on this TokenAuth's `clock`; `createMemoryReplayStore` makes one with other
+   * bounds). A fleet passes a shared store.
    */
   replay?: ReplayStore;
 }

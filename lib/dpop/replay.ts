@@ -19,7 +19,10 @@ export interface ReplayStore {
 export interface MemoryReplayStoreOptions {
   /** Most proof ids remembered at once (default 100 000); a full store refuses (503) rather than forget. */
   max?: number;
-  /** Most proof ids one proof key (`jkt`) holds at once (default a tenth of `max`); past it, that key gets 503. */
+  /**
+   * Most proof ids one proof key (`jkt`) holds at once (default a tenth of `max`); past it, that key gets 503. As
+   * the store fills, a key's share shrinks below this: see `createMemoryReplayStore`.
+   */
   maxPerKey?: number;
   /** Current time in seconds (default: the system clock; a TokenAuth's default store uses its `clock`). */
   clock?: () => number;
@@ -31,7 +34,7 @@ export interface MemoryReplayStore extends ReplayStore {
   readonly size: number;
 }
 
-/** Thrown by the in-process store for a key that already holds its share: 503 for that key only. */
+/** Thrown by the in-process store for a key that already holds its share (as full as the store is): 503 for it only. */
 export class ReplayShareExhausted extends Error {
   constructor() {
     super('this proof key holds its whole share of the in-process replay store');
@@ -89,6 +92,10 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
  * leave in expiry order whatever order they came in (a proof's expiry follows its `iat`, which the client picks),
  * and a claim costs the ids that expired since the last one, never a walk over the store. Full of live ids it
  * throws rather than forget one (that would let its proof be replayed); so does a key that holds its share.
+ * A key's share is `maxPerKey`, or less once the store is fuller: with `free` ids of room left, a key may hold
+ * fewer than `free × free / max` (the free room times the fraction free). A key holding nothing is refused only by
+ * a full store, and keys that flood leave room for the others: K keys, each filled in turn (the worst order),
+ * leave about `max / K` free while K < √max; filling the store takes about `2 × √max` keys, not `max / maxPerKey`.
  */
 export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}): MemoryReplayStore {
   const max = positiveInteger(options.max, 'max', 100_000);
@@ -133,10 +140,14 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
         if (known.expiresAt >= now) return false;
         forget(id, known);
       }
-      if (jkt !== undefined && (heldBy.get(jkt) ?? 0) >= maxPerKey) throw new ReplayShareExhausted();
-      if (seen.size >= max) throw new Error('in-process replay store is full');
+      const held = jkt === undefined ? 0 : heldBy.get(jkt) ?? 0;
+      if (held >= maxPerKey) throw new ReplayShareExhausted();
+      const free = max - seen.size;
+      if (free <= 0) throw new Error('in-process replay store is full');
+      // The share shrinks as the store fills (held < free² / max, exact in integers): see above.
+      if (held * max >= free * free) throw new ReplayShareExhausted();
       seen.set(id, { expiresAt, jkt });
-      if (jkt !== undefined) heldBy.set(jkt, (heldBy.get(jkt) ?? 0) + 1);
+      if (jkt !== undefined) heldBy.set(jkt, held + 1);
       const second = Math.ceil(expiresAt);
       const bucket = buckets.get(second);
       if (bucket !== undefined) bucket.push(id);
