@@ -135,6 +135,8 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
     },
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     answerFault: shapeBViolation,
+    // The verify endpoint (the base, its trailing slashes dropped) names this upstream for shared verdicts.
+    identity: JSON.stringify(['upstream', endpoint]),
     timeout: config.timeout,
     close() {
       closing.abort();
