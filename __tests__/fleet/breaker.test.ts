@@ -90,17 +90,36 @@ describe('CircuitBreaker and a wait the remote asks for (Retry-After)', () => {
   const demanded = (err: unknown) => (err as { seconds?: number }).seconds;
   const always = () => true;
 
-  it('opens at once for that long, lets no probe through before, and tells each refused call what is left', async () => {
+  it('counts a wait asked for as one failure: it opens nothing below the threshold', async () => {
     let now = 0;
-    const breaker = new CircuitBreaker({ failures: 5, cooldown: 3 }, () => now);
+    const breaker = new CircuitBreaker({ failures: 2, cooldown: 3 }, () => now);
+    await expect(breaker.run(() => Promise.reject(demand(300)), always, demanded)).rejects.toThrow('429');
+    expect(breaker.stats()).toEqual({ state: 'closed', failures: 1, openedAt: undefined });
+    now = 1_000;
+    await expect(breaker.run(() => Promise.resolve('ok'), always, demanded)).resolves.toBe('ok');
+    expect(breaker.stats()).toEqual({ state: 'closed', failures: 0, openedAt: undefined });
+    // The run the success ended does not lend its wait to a later opening: that one lasts the cooldown.
+    await expect(breaker.run(() => Promise.reject(new Error('down')), always, demanded)).rejects.toThrow('down');
+    await expect(breaker.run(() => Promise.reject(new Error('down')), always, demanded)).rejects.toThrow('down');
+    expect(breaker.stats()).toMatchObject({ state: 'open', failures: 2, openedAt: 1_000 });
+    now = 4_000;
+    expect(breaker.stats().state).toBe('half-open');
+  });
+
+  it('once open, stays open for the longest wait the failures that opened it asked for, lets no probe through before, and tells each refused call what is left', async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failures: 2, cooldown: 3 }, () => now);
     await expect(breaker.run(() => Promise.reject(demand(120)), always, demanded)).rejects.toThrow('429');
-    expect(breaker.stats()).toMatchObject({ state: 'open', failures: 1 });
+    expect(breaker.stats()).toMatchObject({ state: 'closed', failures: 1 });
+    now = 1_000;
+    await expect(breaker.run(() => Promise.reject(demand(30)), always, demanded)).rejects.toThrow('429');
+    expect(breaker.stats()).toMatchObject({ state: 'open', failures: 2, openedAt: 1_000 });
     let calls = 0;
     const probe = () => {
       calls++;
       return Promise.resolve('ok');
     };
-    for (const [at, left] of [[1_000, '119'], [3_500, '117'], [60_000, '60'], [119_500, '1']] as const) {
+    for (const [at, left] of [[2_000, '118'], [4_500, '116'], [60_000, '60'], [119_500, '1']] as const) {
       now = at;
       await expect(breaker.run(probe, always, demanded)).rejects.toMatchObject({ reason: 'breaker-open', headers: { 'Retry-After': left } });
     }
@@ -111,11 +130,12 @@ describe('CircuitBreaker and a wait the remote asks for (Retry-After)', () => {
     expect(breaker.stats()).toMatchObject({ state: 'closed', failures: 0 });
   });
 
-  it('is not closed early by a call that was under way when the wait was asked for', async () => {
+  it('is not closed early by a call that was under way when it opened for a wait asked for', async () => {
     let now = 0;
-    const breaker = new CircuitBreaker({ failures: 5, cooldown: 3 }, () => now);
+    const breaker = new CircuitBreaker({ failures: 2, cooldown: 3 }, () => now);
     let finish: (value: string) => void = () => undefined;
     const earlier = breaker.run(() => new Promise<string>((resolve) => (finish = resolve)), always, demanded);
+    await expect(breaker.run(() => Promise.reject(demand(60)), always, demanded)).rejects.toThrow('429');
     await expect(breaker.run(() => Promise.reject(demand(60)), always, demanded)).rejects.toThrow('429');
     finish('ok');
     await expect(earlier).resolves.toBe('ok');
@@ -179,18 +199,36 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
     expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
   });
 
-  it('stays open as long as the upstream\'s 429 Retry-After asks, telling every client the time left', async () => {
+  it('is not opened for everyone by one 429 Retry-After about one token: another token still reaches the upstream', async () => {
+    const { auth, server } = app(() => undefined);
+    const abusive = issue();
+    upstream.handler = (req, res) => {
+      if (req.headers.authorization === `Bearer ${abusive}`) json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '300' });
+      else identityService(req, res);
+    };
+    const refused = await request(server).get('/me').set('Authorization', `Bearer ${abusive}`);
+    expect([refused.status, refused.headers['retry-after']]).toEqual([503, '300']);
+    expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 1 });
+    const other = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+    expect(other.status).toBe(200);
+    expect(upstream.requests).toBe(2);
+    expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
+  });
+
+  it('once the 429s open it, stays open as long as their Retry-After asks, telling every client the time left', async () => {
     const { auth, server } = app(() => undefined);
     upstream.handler = (_req, res) => json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '120' });
-    const first = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
-    expect([first.status, first.headers['retry-after']]).toEqual([503, '120']);
-    expect(auth.stats().breaker).toMatchObject({ state: 'open', failures: 1 });
+    for (let i = 0; i < 3; i++) {
+      const res = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+      expect([res.status, res.headers['retry-after']]).toEqual([503, '120']);
+    }
+    expect(auth.stats().breaker).toMatchObject({ state: 'open', failures: 3 });
     for (let i = 0; i < 3; i++) {
       const res = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
       expect(res.status).toBe(503);
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(110);
     }
-    expect(upstream.requests).toBe(1);
+    expect(upstream.requests).toBe(3);
   });
 
   it('treats the upstream\'s 401 as an answer, never as a failure', async () => {

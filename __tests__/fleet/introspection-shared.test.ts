@@ -27,18 +27,18 @@ afterEach(async () => {
 });
 
 /** One instance: its own Redis client and store (same prefix as its peers), its own TokenAuth and local cache. */
-function instance(prefix: string): TokenAuth {
-  const client = createClient({ url: redis.url, socket: { connectTimeout: 1000, reconnectStrategy: () => 100 } });
-  client.on('error', () => undefined);
-  client.connect().catch(() => undefined);
-  const store = createRedisStore(client, { prefix, timeout: '500ms' });
+function instance(prefix: string, client: { clientId: string; authMethod?: 'client_secret_post' } = { clientId: 'rs-basic' }): TokenAuth {
+  const redisClient = createClient({ url: redis.url, socket: { connectTimeout: 1000, reconnectStrategy: () => 100 } });
+  redisClient.on('error', () => undefined);
+  redisClient.connect().catch(() => undefined);
+  const store = createRedisStore(redisClient, { prefix, timeout: '500ms' });
   const auth = createTokenAuth({
     issuerBaseURL: as.issuer,
     audience: as.resource,
-    introspection: { clientId: 'rs-basic', clientSecret: as.resourceServerSecret },
+    introspection: { ...client, clientSecret: as.resourceServerSecret },
     cache: { shared: store },
   } as TokenAuthOptions);
-  cleanups.push(() => client.destroy(), () => store.close(), () => auth.close());
+  cleanups.push(() => redisClient.destroy(), () => store.close(), () => auth.close());
   return auth;
 }
 
@@ -52,6 +52,16 @@ describe('introspection with cache.shared', () => {
     await expect(two.verify(token)).resolves.toMatchObject({ scope: 'read' });
     expect((await rejection(one.verify('unknown-opaque-token'))).code).toBe('invalid_token');
     expect((await rejection(two.verify('unknown-opaque-token'))).code).toBe('invalid_token');
+    expect((await as.introspections()) - before).toBe(2);
+  });
+
+  it('keeps the verdicts of another client of the server apart: it introspects the token itself', async () => {
+    const prefix = `i${randomUUID().slice(0, 8)}:`;
+    const [basic, post] = [instance(prefix), instance(prefix, { clientId: 'rs-post', authMethod: 'client_secret_post' })];
+    const token = await as.token();
+    const before = await as.introspections();
+    await expect(basic.verify(token)).resolves.toMatchObject({ scope: 'read' });
+    await expect(post.verify(token)).resolves.toMatchObject({ scope: 'read' });
     expect((await as.introspections()) - before).toBe(2);
   });
 });

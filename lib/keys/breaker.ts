@@ -8,7 +8,8 @@ import { optionError } from '../base/option-error';
  * calls are refused at once with 503 `verification_unavailable` (reason `breaker-open`) and a `Retry-After`,
  * instead of each new token waiting the whole fetch timeout. After `cooldown` it lets one probe through at a time
  * (half-open); the first success closes it, a failed probe opens it for another `cooldown`. A `Retry-After` the
- * remote sends with an outage opens it at once for that long (see `run`).
+ * remote sends with an outage is one failure like any other; once the breaker opens, it stays open for the longest
+ * such wait the failures that opened it asked for (see `run`).
  *
  * Remote-agnostic: the upstream source wraps its verify call in `run`; a JWKS or discovery fetch could wrap its
  * fetch the same way, counting only outages (not answers about a token) as failures.
@@ -64,8 +65,10 @@ export class CircuitBreaker {
   private probing = false;
   /** While open: no probe before this moment (milliseconds since the epoch). */
   private openUntil = 0;
-  /** The end of a wait the remote itself asked for (`Retry-After`): nothing closes the breaker before it. */
+  /** While open, the end of a wait the remote itself asked for (`Retry-After`): nothing closes the breaker before it. */
   private holdUntil = 0;
+  /** The end of the longest wait asked for by the outages of the current run (0: none); applied once it opens. */
+  private demandedUntil = 0;
 
   constructor(
     private readonly config: BreakerConfig,
@@ -75,9 +78,11 @@ export class CircuitBreaker {
   /**
    * Run `call` unless the breaker refuses it. `isOutage(err)` tells which failures count against the remote (a
    * timeout, a 5xx) and which are answers (a 401 about a token: the remote is up). `demanded(err)`, when given,
-   * is the wait in seconds the remote asked for with that failure (a 429 or 503 with `Retry-After`): the breaker
-   * then opens at once for at least that long, lets no probe through before, and tells every refused call the
-   * time that is left of it.
+   * is the wait in seconds the remote asked for with that failure (a 429 or 503 with `Retry-After`). Such a failure
+   * counts once, like any outage: one answer (perhaps about one abusive client) never opens the breaker for
+   * everyone. When the breaker opens, or a failure finds it open, it stays open until the end of the longest wait
+   * the failures of that run asked for (or the cooldown, if longer), lets no probe through before, and tells every
+   * refused call the time that is left of it.
    */
   async run<T>(call: () => Promise<T>, isOutage: (err: unknown) => boolean, demanded?: (err: unknown) => number | undefined): Promise<T> {
     let probe = false;
@@ -108,6 +113,7 @@ export class CircuitBreaker {
 
   private succeeded(): void {
     this.failures = 0;
+    this.demandedUntil = 0;
     // A call that was under way before the remote asked for a wait does not cut the wait short.
     if (this.now() >= this.holdUntil) this.open = false;
   }
@@ -115,11 +121,13 @@ export class CircuitBreaker {
   private failed(demand: number | undefined): void {
     this.failures++;
     const now = this.now();
-    if (demand !== undefined) this.holdUntil = Math.max(this.holdUntil, now + demand * 1000);
-    // A failed probe, the threshold reached, or a wait the remote asked for: (re)open, never for less than is left.
-    if (this.open || this.failures >= this.config.failures || demand !== undefined) {
+    if (demand !== undefined) this.demandedUntil = Math.max(this.demandedUntil, now + demand * 1000);
+    // A failed probe or the threshold reached: (re)open for the cooldown or the longest wait this run of outages
+    // asked for, never for less than is left. A wait asked for alone, below the threshold, opens nothing.
+    if (this.open || this.failures >= this.config.failures) {
       this.open = true;
       this.openedAt = now;
+      this.holdUntil = Math.max(this.holdUntil, this.demandedUntil);
       this.openUntil = Math.max(this.openUntil, now + this.config.cooldown * 1000, this.holdUntil);
     }
   }

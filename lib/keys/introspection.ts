@@ -130,6 +130,8 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     // The longest one call may take: a fleet's single-flight lock outlives it (verify/single-flight.ts).
     timeout: settings.timeout,
+    // The server and who we are to it name whose verdicts these are, for shared verdicts (JSON: no NUL inside).
+    identity: JSON.stringify(['introspection', bare(settings.server.base), settings.client.clientId]),
     // A verdict read back from a fleet store (perhaps before this instance discovered anything): its `iss`, if
     // any, is this server's: the discovered issuer, or before discovery the configured base, give or take its slash.
     answerFault: (payload) => (payload.iss === undefined || payload.iss === issuer || (issuer === undefined && sameBase(payload.iss)) ? undefined : 'iss'),

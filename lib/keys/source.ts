@@ -99,6 +99,11 @@ export interface RemoteClaimsSource {
   readonly timeout?: number;
   /** Counters of fleet single flight, when shared verdicts use it (verify/single-flight.ts). */
   flightStats?(): FlightStats;
+  /**
+   * Who answers (upstream: its verify endpoint; introspection: the server and our client id), as text without NUL:
+   * shared verdicts are kept apart per identity, so sources with other remotes on one store never read each other's.
+   */
+  readonly identity?: string;
 }
 
 /** Where verification gets its keys (or, in upstream mode, its answers). */

@@ -83,7 +83,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
   let inflight = 0;
   // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
   const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
-  /** Outages whose answer (a 429 or 503) asked for a wait: the breaker then stays open that long. */
+  /** Outages whose answer (a 429 or 503) asked for a wait: each counts once; an opened breaker then stays open that long. */
   const demands = new WeakMap<object, number>();
   const demanded = (err: unknown) => (typeof err === 'object' && err !== null ? demands.get(err) : undefined);
 
@@ -135,6 +135,8 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
     },
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     answerFault: shapeBViolation,
+    // The verify endpoint (the base, its trailing slashes dropped) names this upstream for shared verdicts.
+    identity: JSON.stringify(['upstream', endpoint]),
     timeout: config.timeout,
     close() {
       closing.abort();

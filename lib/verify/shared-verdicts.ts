@@ -15,7 +15,8 @@ import { createSingleFlight, MAX_FLIGHTS, type VerdictLockStore } from './single
 
 /**
  * Where shared verdicts live. Both calls wait a bounded time and reject when the store is unreachable; the
- * caller then falls back to its own cache and the upstream. `key` is a hex SHA-256 of the token, never the token.
+ * caller then falls back to its own cache and the upstream. `key` is a hex SHA-256 of the source's identity and the
+ * token (of the token alone for a source without one), never the token.
  */
 export interface SharedVerdictStore {
   /** The value stored under `key`, or undefined. */
@@ -39,7 +40,15 @@ export function resolveSharedVerdicts(cache: unknown): SharedVerdictStore | unde
 /** What is stored: the upstream's payload (checked again locally when read), or its "invalid token" answer. */
 type SharedVerdict = { ok: true; payload: Record<string, unknown> } | { ok: false; code: 'invalid_token' };
 
-const hexDigest = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
+/**
+ * The store key of a token's verdict: a hex SHA-256 of `<identity>\0<token>`, so that two sources on one store (other
+ * upstreams, other authorization servers or clients) never share verdicts; of the token alone without an identity.
+ */
+export function verdictKey(identity: string | undefined, token: string): string {
+  const hash = crypto.createHash('sha256');
+  if (identity !== undefined) hash.update(identity).update('\0');
+  return hash.update(token).digest('hex');
+}
 
 /**
  * A stored value read back: only a well-formed verdict counts, whose payload meets the source's own rule on its
@@ -158,7 +167,7 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
     kind: 'remote',
     timeout: source.timeout,
     async claimsFor(token): Promise<RemoteClaims> {
-      const key = hexDigest(token);
+      const key = verdictKey(source.identity, token);
       if (flight !== undefined) {
         return flight.run(key, {
           stored: (text) => answerOf(text, source),
@@ -178,6 +187,7 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
     },
     breakerStats: source.breakerStats,
     answerFault: source.answerFault,
+    identity: source.identity,
     flightStats: flight === undefined ? undefined : () => flight.stats(),
   };
   return shared;

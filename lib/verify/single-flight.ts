@@ -5,7 +5,8 @@ import type { FlightStats } from '../keys/source';
 
 /**
  * What a shared store offers for single flight (createRedisStore does). Each call is one round trip, bounded by
- * the store's own timeout, and rejects when the store cannot be reached. `key` is a hex SHA-256 of the token.
+ * the store's own timeout, and rejects when the store cannot be reached. `key` is a verdict key: a hex SHA-256
+ * (shared-verdicts.ts `verdictKey`).
  */
 export interface VerdictLockStore {
   /**
