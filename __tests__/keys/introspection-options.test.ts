@@ -17,6 +17,7 @@ describe('introspection options', () => {
   it('accepts a client secret, or a private key, with one issuerBaseURL', () => {
     expect(create({ introspection: { clientId: 'api', clientSecret: 's3cret' } })).not.toThrow();
     expect(create({ introspection: { clientId: 'api', privateKey: ec.privateKey }, introspect: 'always' })).not.toThrow();
+    expect(create({ introspection: { clientId: 'api', clientSecret: 's3cret', maxInflight: 1 } })).not.toThrow();
   });
 
   it.each([
@@ -32,6 +33,10 @@ describe('introspection options', () => {
     ['an unknown field', { introspection: { clientId: 'api', clientSecret: 's', secret: 'typo' } }, /unknown option "introspection.secret"/],
     ['a plain http endpoint off loopback', { introspection: { clientId: 'api', clientSecret: 's', endpoint: 'http://as.example.test/introspect' } }, /"introspection.endpoint" must be an https: URL/],
     ['a zero timeout', { introspection: { clientId: 'api', clientSecret: 's', timeout: 0 } }, /"introspection.timeout" must be more than zero/],
+    ['a maxInflight of 0', { introspection: { clientId: 'api', clientSecret: 's', maxInflight: 0 } }, /"introspection.maxInflight" must be a positive integer/],
+    ['a maxInflight of 1.5', { introspection: { clientId: 'api', clientSecret: 's', maxInflight: 1.5 } }, /"introspection.maxInflight" must be a positive integer/],
+    ['a maxInflight of "10" (a string)', { introspection: { clientId: 'api', clientSecret: 's', maxInflight: '10' } }, /"introspection.maxInflight" must be a positive integer/],
+    ['a maxInflight of -1', { introspection: { clientId: 'api', clientSecret: 's', maxInflight: -1 } }, /"introspection.maxInflight" must be a positive integer/],
     ['introspect without introspection', { introspect: 'always' }, /"introspect" applies only with option "introspection"/],
     ['an unknown introspect mode', { introspection: { clientId: 'api', clientSecret: 's' }, introspect: 'sometimes' }, /"introspect" must be 'opaque' or 'always'/],
     ['several authorization servers', { issuerBaseURL: [BASE, 'https://other.example.test'], introspection: { clientId: 'api', clientSecret: 's' } }, /"issuerBaseURL" must name exactly one/],

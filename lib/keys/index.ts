@@ -10,6 +10,7 @@ import { checkJwksAddress } from './wrong-document';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
 import type { KeySource } from './source';
 import { upstreamSource } from './upstream';
+import { resolveMaxInflight } from './inflight';
 import { optionError } from '../base/option-error';
 
 type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
@@ -24,12 +25,6 @@ const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
 
 const DEFAULT_COOLDOWN = 30;
 const DEFAULT_TIMEOUT = 5;
-
-function maxInflightOf(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) optionError('option "key.maxInflight" must be a positive integer');
-  return value;
-}
 
 function timeoutOf(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT;
@@ -103,7 +98,7 @@ export function createKeySource(options: KeySourceConfig): KeySource {
         base,
         timeout: timeoutOf(fields.timeout),
         breaker: resolveBreaker(fields.breaker, 'key.breaker'),
-        maxInflight: maxInflightOf(fields.maxInflight),
+        maxInflight: resolveMaxInflight(fields.maxInflight, 'key.maxInflight'),
       });
     }
   }

@@ -6,6 +6,7 @@ import { isObject } from '../base/values';
 import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
 import { resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
 import type { IssuerBase } from './discovery-options';
+import { DEFAULT_MAX_INFLIGHT, resolveMaxInflight } from './inflight';
 import { checkRemoteUrl } from './remote-url';
 
 /** `introspection`: RFC 7662 token introspection at the authorization server named by `issuerBaseURL`. */
@@ -16,6 +17,8 @@ export interface IntrospectionOptions extends ClientCredentials {
   timeout?: Duration;
   /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
   breaker?: BreakerOptions | false;
+  /** Most calls under way at once (default 100); a new token beyond them is answered 503 at once, never queued. */
+  maxInflight?: number;
 }
 
 /** `introspect`: `'opaque'` (default) introspects every token but the JWTs of the configured issuer; `'always'` every token. */
@@ -28,12 +31,13 @@ export interface ResolvedIntrospection {
   endpoint: URL | undefined;
   timeout: number;
   breaker: BreakerConfig | false;
+  maxInflight: number;
   mode: IntrospectMode;
   /** The authorization server: its base URL, whose discovered issuer answers and signs. */
   server: IssuerBase;
 }
 
-const FIELDS = new Set(['clientId', 'clientSecret', 'privateKey', 'authMethod', 'endpoint', 'timeout', 'breaker']);
+const FIELDS = new Set(['clientId', 'clientSecret', 'privateKey', 'authMethod', 'endpoint', 'timeout', 'breaker', 'maxInflight']);
 const DEFAULT_TIMEOUT = 5;
 
 /**
@@ -63,5 +67,7 @@ export function resolveIntrospection(
   const timeout = value.timeout === undefined ? DEFAULT_TIMEOUT : parseDuration(value.timeout, 'introspection.timeout');
   if (!(timeout > 0)) optionError('option "introspection.timeout" must be more than zero');
   const endpoint = value.endpoint === undefined ? undefined : checkRemoteUrl(value.endpoint, 'introspection.endpoint', allowInsecureHttp);
-  return { client, endpoint, timeout, breaker: resolveBreaker(value.breaker, 'introspection.breaker'), mode, server: issuerBaseURL[0] };
+  const maxInflight = resolveMaxInflight(value.maxInflight, 'introspection.maxInflight') ?? DEFAULT_MAX_INFLIGHT;
+  const breaker = resolveBreaker(value.breaker, 'introspection.breaker');
+  return { client, endpoint, timeout, breaker, maxInflight, mode, server: issuerBaseURL[0] };
 }

@@ -7,6 +7,7 @@ import { CircuitBreaker } from './breaker';
 import { isDiscoverySource, type DiscoveredMetadata, type DiscoverySource } from './discovery';
 import { INTROSPECTION_JWT_MEDIA_TYPE, readAnswer, readJsonAnswer, readSignedAnswer, unbelievable } from './introspection-answer';
 import type { ResolvedIntrospection } from './introspection-options';
+import { limitInflight } from './inflight';
 import { checkRemoteUrl } from './remote-url';
 import type { KeySource, RemoteClaims, RemoteClaimsSource } from './source';
 import { optionError } from '../base/option-error';
@@ -64,7 +65,8 @@ function refusal(answer: BoundedAnswer): TokenAuthError {
  * `introspection`: each new token is POSTed to the introspection endpoint with this client's authentication,
  * asking for an RFC 9701 signed answer when the server offers one. `active: false` → 401 (cached `errorTtl` by the
  * verifier); `active: true` → the claims, which the verifier holds to every JWT rule. Outages, refusals of our
- * client and answers that cannot be believed → 503, never cached, counted by the breaker.
+ * client and answers that cannot be believed → 503, never cached, counted by the breaker. Beyond
+ * `maxInflight` calls under way a new token gets 503 `introspection-busy` at once, with no call.
  */
 export function introspectionSource(config: IntrospectionSourceConfig): RemoteClaimsSource {
   const { settings, server, clock } = config;
@@ -126,7 +128,8 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
 
   return {
     kind: 'remote',
-    claimsFor: breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
+    // The cap stands outside the breaker: a busy refusal makes no call, so it is no outage.
+    claimsFor: limitInflight(breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage), settings.maxInflight, 'introspection-busy'),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     // The longest one call may take: a fleet's single-flight lock outlives it (verify/single-flight.ts).
     timeout: settings.timeout,

@@ -3,6 +3,7 @@ import { shapeBViolation } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
 import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
 import { CircuitBreaker, type BreakerConfig } from './breaker';
+import { DEFAULT_MAX_INFLIGHT, limitInflight } from './inflight';
 import type { RemoteClaims, RemoteClaimsSource } from './source';
 import { isObject } from '../base/values';
 
@@ -15,9 +16,6 @@ export const UPSTREAM_VERIFY_PATH = '/auth/@users/verify';
 /** Retry-After (seconds) on an upstream failure that names none of its own. */
 const DEFAULT_RETRY_AFTER = 5;
 const LONGEST_RETRY_AFTER = 300;
-
-/** Default most upstream calls under way at once (`key.maxInflight`). */
-export const DEFAULT_MAX_INFLIGHT = 100;
 
 /** Resolved settings of the upstream source; durations in seconds. */
 export interface UpstreamSourceConfig {
@@ -79,8 +77,6 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
   const timeoutMs = config.timeout * 1000;
   const closing = new AbortController();
   const breaker = config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
-  const maxInflight = config.maxInflight ?? DEFAULT_MAX_INFLIGHT;
-  let inflight = 0;
   // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
   const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
   /** Outages whose answer (a 429 or 503) asked for a wait: each counts once; an opened breaker then stays open that long. */
@@ -128,11 +124,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
 
   return {
     kind: 'remote',
-    claimsFor(token) {
-      if (inflight >= maxInflight) return Promise.reject(unavailable('upstream-busy', 1));
-      inflight++;
-      return call(token).finally(() => inflight--);
-    },
+    claimsFor: limitInflight(call, config.maxInflight ?? DEFAULT_MAX_INFLIGHT, 'upstream-busy'),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     answerFault: shapeBViolation,
     // The verify endpoint (the base, its trailing slashes dropped) names this upstream for shared verdicts.

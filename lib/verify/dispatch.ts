@@ -1,30 +1,62 @@
 // Which way a token goes when introspection is on (SPEC §16): a JWT of the configured issuer is verified here with
 // its keys; anything else is asked of the authorization server. One choice per token, made on a cache miss.
+import { TokenAuthError } from '../base/errors';
+import { isObject } from '../base/values';
 import type { KeySource } from '../keys/source';
 import type { ResolvedIntrospection } from '../keys/introspection-options';
-import { decodeJws } from '../token/jws';
 
-/** The source that verifies one token; the verifier asks it on a cache miss. */
+/**
+ * The source that verifies one token; the verifier asks it on a cache miss. It throws `invalid_token` (reason
+ * `syntax`) for a token it will neither introspect nor hand to the strict decoder.
+ */
 export type TokenRoute = (token: string) => KeySource;
 
 const JWS_CHARS = /^[A-Za-z0-9_.-]+$/;
+const NOT_BASE64URL = /[^A-Za-z0-9_-]/g;
 
-/** The `iss` of a token that is a compact JWS with a JSON header and payload, or undefined for anything else. */
-function issuerOfJwt(token: string): string | undefined {
-  if (!JWS_CHARS.test(token)) return undefined;
-  try {
-    const iss = decodeJws(token).payload.iss;
-    return typeof iss === 'string' ? iss : undefined;
-  } catch {
-    return undefined;
+/**
+ * The JSON objects a segment may be read as by a forgiving decoder: Node's (which skips `~` and `=`, and reads
+ * `+` `/` as `-` `_`), and one that drops every character outside base64url first. What another server's JWT
+ * library might make of the token, not what this package accepts.
+ */
+function leniently(segment: string): Record<string, unknown>[] {
+  const readings = [segment];
+  const stripped = segment.replace(NOT_BASE64URL, '');
+  if (stripped !== segment) readings.push(stripped);
+  const objects: Record<string, unknown>[] = [];
+  for (const text of readings) {
+    try {
+      const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+      if (isObject(value)) objects.push(value);
+    } catch {
+      // not JSON in this reading
+    }
   }
+  return objects;
 }
 
 /**
- * `introspect: 'opaque'` (the default): a token that decodes as a JWT whose unverified `iss` names the configured
- * server (give or take one trailing slash) goes to the local keys, which then require the discovered issuer
- * exactly and a good signature; a lie there only fails, and costs no call. Any other token (opaque, or another
- * issuer's JWT) is introspected. `'always'`: every token is introspected.
+ * The `iss` values a token names if it looks like a compact JWS (exactly two dots, a first segment that reads as a
+ * JSON object with a string `alg`), read leniently; empty for anything else. No rule is checked here.
+ */
+function issuersOfLookAlike(token: string): string[] {
+  const first = token.indexOf('.');
+  const second = first < 0 ? -1 : token.indexOf('.', first + 1);
+  if (second < 0 || token.indexOf('.', second + 1) >= 0) return [];
+  if (!leniently(token.slice(0, first)).some((header) => typeof header.alg === 'string')) return [];
+  const issuers: string[] = [];
+  for (const payload of leniently(token.slice(first + 1, second))) if (typeof payload.iss === 'string') issuers.push(payload.iss);
+  return issuers;
+}
+
+/**
+ * `introspect: 'opaque'` (the default): a token that looks like a JWT (read leniently, as a forgiving library
+ * would) whose unverified `iss` names the configured server (give or take one trailing slash) goes to the local
+ * keys, which then decode it strictly, require the discovered issuer exactly and a good signature; a lie there only
+ * fails, and costs no call. Such a token spelt with characters outside base64url (`~ + / =`, which the b64token
+ * syntax of introspection lets through) is refused here (`syntax`): were it introspected instead, an issuer's JWT
+ * that the local rules refuse (`typ`, the header) could pass at a server whose decoder forgives the extra
+ * characters. Any other token (opaque, or another issuer's JWT) is introspected. `'always'`: every token is.
  */
 export function introspectionRoute(local: KeySource, remote: KeySource, settings: Pick<ResolvedIntrospection, 'mode' | 'server'>): TokenRoute {
   if (settings.mode === 'always') return () => remote;
@@ -32,7 +64,8 @@ export function introspectionRoute(local: KeySource, remote: KeySource, settings
   const bare = base.endsWith('/') ? base.slice(0, -1) : base;
   const known = new Set([bare, `${bare}/`]);
   return (token) => {
-    const iss = issuerOfJwt(token);
-    return iss !== undefined && known.has(iss) ? local : remote;
+    if (!issuersOfLookAlike(token).some((iss) => known.has(iss))) return remote;
+    if (!JWS_CHARS.test(token)) throw new TokenAuthError('invalid_token', { reason: 'syntax' });
+    return local;
   };
 }
