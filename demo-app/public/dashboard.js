@@ -4,7 +4,7 @@
 (() => {
   const SVG = 'http://www.w3.org/2000/svg';
   const COLORS = { ok: '#3553c8', cached: '#8fa3ef', refused: '#c8413a' };
-  const OUTCOME_COLORS = { ok: '#3553c8', invalid_token: '#c8413a', token_expired: '#d9822b', insufficient_scope: '#8e5cc4', missing_token: '#7a8194' };
+  const OUTCOME_COLORS = { ok: '#3553c8', invalid_token: '#c8413a', token_expired: '#d9822b', insufficient_scope: '#8e5cc4', missing_token: '#7a8194', insufficient_user_authentication: '#b5478f', invalid_dpop_proof: '#a63d2f', verification_unavailable: '#5f6b2e' };
 
   const el = (name, attributes, text) => {
     const node = document.createElementNS(SVG, name);
