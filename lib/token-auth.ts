@@ -39,12 +39,12 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
   optionalVerifiedUser(): RequestHandler;
   /** The verify endpoint: `GET`/`POST {mount path}/auth/@users/verify` answering Shape B or Shape A. */
   verifyRouter(options?: VerifyRouterOptions<C>): RequestHandler;
-  /** Verify a token directly; rejects with a TokenAuthError. The claims are deep-frozen (shared with the cache). */
+  /** Verify a token directly; rejects with a TokenAuthError. Read-only: deep-frozen once cached (shared with the cache). */
   verify(token: string): Promise<Readonly<C>>;
   /**
    * The claims on a request that this TokenAuth's middleware let through, typed by its mode (`req.auth` is typed
    * only by what every mode guarantees). Throws `missing_token` (401) when the request carries none, and
-   * `internal` (500) for claims that another TokenAuth verified: those need not meet this one's mode. Deep-frozen.
+   * `internal` (500) for claims that another TokenAuth verified: those need not meet this one's mode. Read-only (deep-frozen once cached).
    */
   claims(req: Request): Readonly<C>;
   /** The granted scopes of verified claims, read as `scopeClaim` says (an empty array when there are none). */

@@ -56,3 +56,13 @@ describe('claims shared by requests are frozen', () => {
     auth.close();
   });
 });
+
+describe('deepFreeze and objects that point back', () => {
+  it('ends on a cycle (a validateClaims hook may attach an object that refers to the claims)', () => {
+    const claims: Record<string, unknown> = JSON.parse('{"scopes":["a"]}');
+    claims.session = { owner: claims, list: [claims] };
+    deepFreeze(claims);
+    expect(Object.isFrozen(claims)).toBe(true);
+    expect(Object.isFrozen(claims.session)).toBe(true);
+  });
+});

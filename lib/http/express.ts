@@ -15,8 +15,8 @@ declare global {
     interface Request {
       /**
        * Claims of the verified access token, set by `requireVerifiedUser` / `optionalVerifiedUser`. Typed by what
-       * every claims mode guarantees; `auth.claims(req)` gives the type of the TokenAuth's own mode. Deep-frozen at
-       * run time (every request with the same token shares them), so typed read-only: keep your own data elsewhere.
+       * every claims mode guarantees; `auth.claims(req)` gives the type of the TokenAuth's own mode. Read-only: once
+       * cached, every request with the same token shares them, deep-frozen; keep your own data elsewhere.
        */
       auth?: VerifiedUserRequestAuth extends { auth: infer A } ? A : Readonly<JwtClaims>;
     }

@@ -78,7 +78,11 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
   const closing = new AbortController();
   const breaker = config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
   // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
-  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable';
+  // An outage of the upstream, counted by the breaker. Not a 429 (the upstream is alive and limiting one client, whose
+  // own answer carries its Retry-After) nor an answer of the wrong shape for one token: both are about that client
+  // or token, and counting them would let one client open the breaker for everyone (its 429s for 300 s at a time).
+  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable' &&
+    err.reason !== 'upstream-status-429' && err.reason?.startsWith('upstream-shape:') !== true;
   /** Outages whose answer (a 429 or 503) asked for a wait: each counts once; an opened breaker then stays open that long. */
   const demands = new WeakMap<object, number>();
   const demanded = (err: unknown) => (typeof err === 'object' && err !== null ? demands.get(err) : undefined);
@@ -104,7 +108,7 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
       if (answer.status !== 200) {
         const named = namedRetryAfter(answer);
         const err = unavailable(`upstream-status-${answer.status}`, named ?? DEFAULT_RETRY_AFTER);
-        if (named !== undefined && (answer.status === 429 || answer.status === 503)) demands.set(err, named);
+        if (named !== undefined && answer.status === 503) demands.set(err, named);
         throw err;
       }
 

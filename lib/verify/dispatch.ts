@@ -36,17 +36,23 @@ function leniently(segment: string): Record<string, unknown>[] {
 }
 
 /**
- * The `iss` values a token names if it looks like a compact JWS (exactly two dots, a first segment that reads as a
- * JSON object with a string `alg`), read leniently; empty for anything else. No rule is checked here.
+ * The `iss` values a token names if it looks like a compact JWS to a forgiving library: its first two non-empty
+ * dot-separated segments read as a header with a string `alg` and a payload (extra, leading or doubled dots are
+ * skipped, as a parser that drops empty segments would); empty for anything else. No rule is checked here.
  */
 function issuersOfLookAlike(token: string): string[] {
-  const first = token.indexOf('.');
-  const second = first < 0 ? -1 : token.indexOf('.', first + 1);
-  if (second < 0 || token.indexOf('.', second + 1) >= 0) return [];
-  if (!leniently(token.slice(0, first)).some((header) => typeof header.alg === 'string')) return [];
+  if (!token.includes('.')) return [];
+  const segments = token.split('.').filter((segment) => segment !== '');
+  if (segments.length < 2) return [];
+  if (!leniently(segments[0]).some((header) => typeof header.alg === 'string')) return [];
   const issuers: string[] = [];
-  for (const payload of leniently(token.slice(first + 1, second))) if (typeof payload.iss === 'string') issuers.push(payload.iss);
+  for (const payload of leniently(segments[1])) if (typeof payload.iss === 'string') issuers.push(payload.iss);
   return issuers;
+}
+
+/** The compact JWS form the strict decoder takes: three segments, base64url characters only. */
+function isCompactJws(token: string): boolean {
+  return JWS_CHARS.test(token) && token.split('.').length === 3;
 }
 
 /**
@@ -54,7 +60,7 @@ function issuersOfLookAlike(token: string): string[] {
  * would) whose unverified `iss` names the configured server (give or take one trailing slash) goes to the local
  * keys, which then decode it strictly, require the discovered issuer exactly and a good signature; a lie there only
  * fails, and costs no call. Such a token spelt with characters outside base64url (`~ + / =`, which the b64token
- * syntax of introspection lets through) is refused here (`syntax`): were it introspected instead, an issuer's JWT
+ * syntax of introspection lets through) or with other than exactly two dots is refused here (`syntax`): were it introspected instead, an issuer's JWT
  * that the local rules refuse (`typ`, the header) could pass at a server whose decoder forgives the extra
  * characters. Any other token (opaque, or another issuer's JWT) is introspected. `'always'`: every token is.
  */
@@ -65,7 +71,7 @@ export function introspectionRoute(local: KeySource, remote: KeySource, settings
   const known = new Set([bare, `${bare}/`]);
   return (token) => {
     if (!issuersOfLookAlike(token).some((iss) => known.has(iss))) return remote;
-    if (!JWS_CHARS.test(token)) throw new TokenAuthError('invalid_token', { reason: 'syntax' });
+    if (!isCompactJws(token)) throw new TokenAuthError('invalid_token', { reason: 'syntax' });
     return local;
   };
 }
