@@ -1,21 +1,6 @@
 import path from 'node:path';
 import ts from 'typescript';
-
-/** Type-check a file the way a strict consumer would, returning the diagnostics' texts. */
-function diagnostics(file: string, source?: string): string[] {
-  const options: ts.CompilerOptions = {
-    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10, esModuleInterop: true, skipLibCheck: true, types: ['node'],
-  };
-  const host = ts.createCompilerHost(options);
-  if (source !== undefined) {
-    const original = host.getSourceFile;
-    host.getSourceFile = (name, version, ...rest) =>
-      path.resolve(name) === path.resolve(file) ? ts.createSourceFile(name, source, version) : original.call(host, name, version, ...rest);
-  }
-  const program = ts.createProgram([file], options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-}
+import { diagnostics } from './fixtures/type-check';
 
 describe('req.auth typing (declaration merging)', () => {
   const consumer = path.join(__dirname, 'types', 'consumer.ts');

@@ -8,6 +8,7 @@
 // proof window is 10 min, so that no flood proof expires while this runs on a slow machine.
 // Usage: npm run build && node bench/dpop-flood.js [flood proofs] [dist]
 const path = require('node:path');
+const { ORDERS_URL, requestFor } = require('./dpop-request');
 const { randomUUID } = require('node:crypto');
 
 const dist = path.resolve(process.argv[3] ?? path.join(__dirname, '..', 'dist'));
@@ -16,19 +17,6 @@ const { createTestIssuer, createDpopHolder } = require(`${dist}/testing.js`);
 const { createMemoryReplayStore } = require(`${dist}/dpop/replay.js`);
 
 const FLOOD = Number(process.argv[2] ?? 120_000);
-const URL_ = 'http://api.test/orders';
-
-function requestFor(authorization, proof) {
-  const headers = { host: 'api.test', authorization, dpop: proof };
-  const rawHeaders = ['Host', 'api.test', 'Authorization', authorization, 'DPoP', proof];
-  return {
-    method: 'GET', protocol: 'http', originalUrl: '/orders', headers, rawHeaders,
-    socket: { remoteAddress: '127.0.0.1' },
-    app: { get: () => () => false },
-    get: (name) => headers[name.toLowerCase()],
-    res: { setHeader: () => undefined },
-  };
-}
 
 /** Run one request; the status it got (200 when next() was called). */
 function send(middleware, req) {
@@ -57,11 +45,11 @@ async function main() {
   const floodToken = issuer.sign();
   const victim = createDpopHolder('ES256');
   const victimToken = issuer.sign({ cnf: { jkt: victim.jkt } });
-  const victimRequest = () => requestFor(`DPoP ${victimToken}`, victim.proof({ method: 'GET', url: URL_, token: victimToken }));
+  const victimRequest = () => requestFor(`DPoP ${victimToken}`, victim.proof({ method: 'GET', url: ORDERS_URL, token: victimToken }));
 
   const made = Date.now();
   const iat = Math.floor(Date.now() / 1000) + 4;
-  const flood = Array.from({ length: FLOOD }, () => requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: URL_, token: floodToken, claims: { iat } })));
+  const flood = Array.from({ length: FLOOD }, () => requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: ORDERS_URL, token: floodToken, claims: { iat } })));
   console.log(`node ${process.version}, ${dist}: ${FLOOD} flood proofs signed in ${((Date.now() - made) / 1000).toFixed(1)} s`);
 
   const start = process.hrtime.bigint();
@@ -82,7 +70,7 @@ async function main() {
     ? `victim: never refused (every 1 000th request of ${FLOOD} answered 200)`
     : `victim: first refused (${victimRefusedAt.status}) after ${victimRefusedAt.proofs} flood proofs, ${victimRefusedAt.seconds.toFixed(1)} s`);
 
-  const more = Array.from({ length: 200 }, () => requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: URL_, token: floodToken })));
+  const more = Array.from({ length: 200 }, () => requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: ORDERS_URL, token: floodToken })));
   let k = 0;
   console.log(`with the flood standing, median CPU µs: flood request ${cpu(() => send(middleware, more[k++]), more.length)}, victim request ${cpu(() => send(middleware, victimRequest()), 200)}`);
 

@@ -6,6 +6,7 @@
 // hostile one; "bound": the token is bound to the hostile key itself (an authorization server that issued it).
 // Interleaved rounds, medians.  Usage: npm run build && node bench/dpop-hostile.js [rounds] [requests] [dist]
 const path = require('node:path');
+const { ORDERS_URL, requestFor } = require('./dpop-request');
 const { randomBytes, randomUUID, createHash } = require('node:crypto');
 
 const dist = path.resolve(process.argv[4] ?? path.join(__dirname, '..', 'dist'));
@@ -14,7 +15,6 @@ const { createTestIssuer } = require(`${dist}/testing.js`);
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const REQUESTS = Number(process.argv[3] ?? 100);
-const URL_ = 'http://api.test/orders';
 const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** A random odd number of exactly `bits` bits, base64url big-endian (a JWK member). */
@@ -32,21 +32,9 @@ function thumbprint(jwk) {
 
 /** A proof signed by nobody: right in every claim, with a random signature one byte shorter than the modulus. */
 function hostileProof(jwk, token, modulusBytes) {
-  const payload = { htm: 'GET', htu: URL_, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath: createHash('sha256').update(token).digest('base64url') };
+  const payload = { htm: 'GET', htu: ORDERS_URL, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath: createHash('sha256').update(token).digest('base64url') };
   const signature = Buffer.concat([Buffer.from([0]), randomBytes(modulusBytes - 1)]).toString('base64url');
   return `${b64({ typ: 'dpop+jwt', alg: 'RS256', jwk })}.${b64(payload)}.${signature}`;
-}
-
-function requestFor(authorization, proof) {
-  const headers = { host: 'api.test', authorization, dpop: proof };
-  const rawHeaders = ['Host', 'api.test', 'Authorization', authorization, 'DPoP', proof];
-  return {
-    method: 'GET', protocol: 'http', originalUrl: '/orders', headers, rawHeaders,
-    socket: { remoteAddress: '127.0.0.1' },
-    app: { get: () => () => false },
-    get: (name) => headers[name.toLowerCase()],
-    res: { setHeader: () => undefined },
-  };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
@@ -70,7 +58,7 @@ async function main() {
     'RSA 16 384-bit modulus': { jwk: { kty: 'RSA', n: oddNumber(16384), e: 'AQAB' }, bytes: 2048 },
     'RSA 3 064-bit exponent': { jwk: { kty: 'RSA', n: oddNumber(3072), e: oddNumber(3064) }, bytes: 384 },
   };
-  const scenarios = { 'ES256 proof, good': () => [false, Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${token}`, holder.proof({ method: 'GET', url: URL_, token })))] };
+  const scenarios = { 'ES256 proof, good': () => [false, Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${token}`, holder.proof({ method: 'GET', url: ORDERS_URL, token })))] };
   for (const [name, { jwk, bytes }] of Object.entries(keys)) {
     scenarios[`${name}, token bound to another key`] = () => [true, Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${token}`, hostileProof(jwk, token, bytes)))];
     const bound = issuer.sign({ cnf: { jkt: thumbprint(jwk) } });

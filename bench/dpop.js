@@ -4,6 +4,7 @@
 // result cache, a new proof key every request). Proofs are made before timing (a client makes them); each is
 // used once. Interleaved rounds, medians.  Usage: npm run build && node bench/dpop.js [rounds] [requests]
 const path = require('node:path');
+const { ORDERS_URL, requestFor } = require('./dpop-request');
 
 const dist = path.join(__dirname, '..', 'dist');
 const { createTokenAuth } = require(`${dist}/index.js`);
@@ -11,24 +12,6 @@ const { createTestIssuer, createDpopHolder } = require(`${dist}/testing.js`);
 
 const ROUNDS = Number(process.argv[2] ?? 7);
 const REQUESTS = Number(process.argv[3] ?? 400);
-const URL_ = 'http://api.test/orders';
-
-/** Just what the middleware reads of an Express request. */
-function requestFor(authorization, proof) {
-  const headers = { host: 'api.test', authorization };
-  const rawHeaders = ['Host', 'api.test', 'Authorization', authorization];
-  if (proof !== undefined) {
-    headers.dpop = proof;
-    rawHeaders.push('DPoP', proof);
-  }
-  return {
-    method: 'GET', protocol: 'http', originalUrl: '/orders', headers, rawHeaders,
-    socket: { remoteAddress: '127.0.0.1' },
-    app: { get: () => () => false },
-    get: (name) => headers[name.toLowerCase()],
-    res: { setHeader: () => undefined },
-  };
-}
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
@@ -58,12 +41,12 @@ async function main() {
 
   const scenarios = {
     'Bearer, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${hotBearer}`))],
-    'DPoP, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${hotToken}`, holder.proof({ method: 'GET', url: URL_, token: hotToken })))],
+    'DPoP, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${hotToken}`, holder.proof({ method: 'GET', url: ORDERS_URL, token: hotToken })))],
     'Bearer, cold': () => ['cold', Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${issuer.sign({ cnf: undefined })}`))],
     'DPoP, cold': () => ['cold', Array.from({ length: REQUESTS }, () => {
       const h = coldHolders[coldIndex++ % coldHolders.length];
       const token = issuer.sign({ cnf: { jkt: h.jkt } });
-      return requestFor(`DPoP ${token}`, h.proof({ method: 'GET', url: URL_, token }));
+      return requestFor(`DPoP ${token}`, h.proof({ method: 'GET', url: ORDERS_URL, token }));
     })],
   };
   const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));

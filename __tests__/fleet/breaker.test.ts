@@ -1,28 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { CircuitBreaker, resolveBreaker } from '../../lib/keys/breaker';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { AUDIENCE, ISSUER, SECRET, shapeB } from '../fixtures/issuer';
+import { AUDIENCE, ISSUER, SECRET } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
+import { createIdentityService } from '../fixtures/identity-service';
 
 let upstream: LoopbackServer;
-const issued = new Map<string, Record<string, unknown>>();
+const { issued, issue, verify: identityService } = createIdentityService();
 const opened: TokenAuth[] = [];
-
-function identityService(req: IncomingMessage, res: ServerResponse): void {
-  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const claims = token === undefined ? undefined : issued.get(token);
-  if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
-  else json(res, 200, claims);
-}
-
-function issue(): string {
-  const token = `${randomBytes(24).toString('base64url')}~opaque`;
-  issued.set(token, shapeB());
-  return token;
-}
 
 beforeEach(async () => {
   issued.clear();

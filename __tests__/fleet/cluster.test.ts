@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Cluster, Redis } from 'ioredis';
 import { createCluster } from 'redis';
-import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
-import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { AUDIENCE, ISSUER } from '../fixtures/issuer';
+import { startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { createIdentityService } from '../fixtures/identity-service';
 import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
 import { startRedisCluster, type RedisClusterSetup } from '../fixtures/redis-topologies';
 import { createRedisStore, type RedisClientLike, type RedisStore } from '../../lib/redis';
@@ -15,23 +15,8 @@ jest.setTimeout(60_000);
 
 let cluster: RedisClusterSetup;
 let upstream: LoopbackServer;
-const issued = new Map<string, Record<string, unknown>>();
+const { issued, issue, verify: identityService } = createIdentityService({ delayMs: 100 });
 const cleanups: Array<() => unknown> = [];
-
-function identityService(req: IncomingMessage, res: ServerResponse): void {
-  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const claims = token === undefined ? undefined : issued.get(token);
-  setTimeout(() => {
-    if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
-    else json(res, 200, claims);
-  }, 100);
-}
-
-function issue(): string {
-  const token = `${randomBytes(24).toString('base64url')}~opaque`;
-  issued.set(token, shapeB(Math.floor(Date.now() / 1000)));
-  return token;
-}
 
 /** An app's cluster client of either kind, connected, closed after the file. */
 async function clusterClient(kind: 'redis' | 'ioredis'): Promise<RedisClientLike> {

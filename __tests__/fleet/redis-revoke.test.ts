@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../lib/redis';
 import request from 'supertest';
 import { createTokenAuth, TokenAuthError, type JwtClaims } from '../../lib';
@@ -8,6 +7,7 @@ import { createTestIssuer } from '../../lib/testing';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen } from '../fixtures/listen';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { appRedisClient } from '../fixtures/app-redis-client';
 import { startInstance, stopAllInstances, within } from '../fixtures/fleet';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 
@@ -36,25 +36,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-const retry = (attempt: number) => Math.min(50 * (attempt + 1), 200);
 const LATEST = 253_402_300_799; // 9999-12-31T23:59:59Z
 
-function appClient(kind: 'redis' | 'ioredis') {
-  if (kind === 'ioredis') {
-    const client = new Redis(server.url, { retryStrategy: retry, maxRetriesPerRequest: 1 });
-    client.on('error', () => undefined);
-    cleanups.push(() => client.disconnect());
-    return client;
-  }
-  const client = createClient({ url: server.url, socket: { reconnectStrategy: retry, connectTimeout: 1000 } });
-  client.on('error', () => undefined);
-  client.connect().catch(() => undefined);
-  cleanups.push(() => client.destroy());
-  return client;
-}
-
 function store(kind: 'redis' | 'ioredis', prefix: string, opts: RedisStoreOptions = {}): RedisStore {
-  const made = createRedisStore(appClient(kind), { prefix, timeout: '300ms', ...opts });
+  const made = createRedisStore(appRedisClient(kind, server.url, cleanups), { prefix, timeout: '300ms', ...opts });
   cleanups.push(() => made.close());
   return made;
 }
@@ -185,7 +170,7 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
 
   it('refuses a maxPending that is not a whole number of at least 1', () => {
     for (const maxPending of [0, -1, 1.5, Number.NaN, '10' as never]) {
-      expect(() => createRedisStore(appClient(kind), { maxPending })).toThrow(/maxPending/);
+      expect(() => createRedisStore(appRedisClient(kind, server.url, cleanups), { maxPending })).toThrow(/maxPending/);
     }
   });
 });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { createRedisStore, type RedisStore } from '../../lib/redis';
 import type { TokenAuthError } from '../../lib';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { appRedisClient } from '../fixtures/app-redis-client';
 import { within } from '../fixtures/fleet';
 
 let server: RedisServer;
@@ -21,25 +20,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const retry = (attempt: number) => Math.min(50 * (attempt + 1), 200);
-
-/** An app's own client of either kind, closed after the test. */
-function appClient(kind: 'redis' | 'ioredis') {
-  if (kind === 'ioredis') {
-    const client = new Redis(server.url, { retryStrategy: retry, maxRetriesPerRequest: 1 });
-    client.on('error', () => undefined);
-    cleanups.push(() => client.disconnect());
-    return client;
-  }
-  const client = createClient({ url: server.url, socket: { reconnectStrategy: retry, connectTimeout: 1000 } });
-  client.on('error', () => undefined);
-  client.connect().catch(() => undefined); // not awaited: the store must work while it is still connecting
-  cleanups.push(() => client.destroy());
-  return client;
-}
-
 function store(kind: 'redis' | 'ioredis', prefix = `t${randomUUID().slice(0, 8)}:`): RedisStore {
-  const made = createRedisStore(appClient(kind), { prefix, timeout: '500ms' });
+  const made = createRedisStore(appRedisClient(kind, server.url, cleanups), { prefix, timeout: '500ms' });
   cleanups.push(() => made.close());
   return made;
 }

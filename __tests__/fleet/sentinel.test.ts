@@ -1,7 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
-import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { randomUUID } from 'node:crypto';
+import { AUDIENCE, ISSUER } from '../fixtures/issuer';
+import { startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { createIdentityService } from '../fixtures/identity-service';
 import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
 import { startRedisSentinel, type RedisSentinelSetup } from '../fixtures/redis-topologies';
 
@@ -14,22 +14,7 @@ let sentinel: RedisSentinelSetup;
 let upstream: LoopbackServer;
 let config: InstanceConfig;
 let instances: Instance[];
-const issued = new Map<string, Record<string, unknown>>();
-
-function identityService(req: IncomingMessage, res: ServerResponse): void {
-  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const claims = token === undefined ? undefined : issued.get(token);
-  setTimeout(() => {
-    if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
-    else json(res, 200, claims);
-  }, 100);
-}
-
-function issue(): string {
-  const token = `${randomBytes(24).toString('base64url')}~opaque`;
-  issued.set(token, shapeB(Math.floor(Date.now() / 1000)));
-  return token;
-}
+const { issued, issue, verify: identityService } = createIdentityService({ delayMs: 100 });
 
 type Stats = { revocation: { loaded: boolean; available: boolean } };
 const allStats = (fleet: Instance[]) => Promise.all(fleet.map((i) => i.call<Stats>('stats')));

@@ -1,37 +1,22 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
 import { createDpopHolder, signToken } from '../../lib/testing';
-import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { createIdentityService } from '../fixtures/identity-service';
 import { startInstance, stopAllInstances, type Instance, type InstanceConfig } from '../fixtures/fleet';
-import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { useFleetServers } from '../fixtures/fleet-servers';
 
 // Three instances as separate Node processes on one real redis-server: DPoP single use at the store, and the
 // upstream's verdicts shared so that a token costs one upstream call per fleet.
 jest.setTimeout(60_000);
 
-let redis: RedisServer;
-let upstream: LoopbackServer;
-const issued = new Map<string, Record<string, unknown>>();
-
-/** The identity service's verify endpoint, recording every call: Shape B for a token it issued, 401 otherwise. */
-function identityService(req: IncomingMessage, res: ServerResponse): void {
-  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const claims = token === undefined ? undefined : issued.get(token);
-  if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
-  else json(res, 200, claims);
-}
-
-function issue(overrides: Record<string, unknown> = {}): string {
-  const token = `${randomBytes(24).toString('base64url')}~opaque`;
-  issued.set(token, shapeB(Math.floor(Date.now() / 1000), overrides));
-  return token;
-}
+const service = createIdentityService();
+const { issued, issue } = service;
+const servers = useFleetServers(service);
 
 const upstreamConfig = (express: 4 | 5, shared = true): InstanceConfig => ({
-  redisUrl: redis.url,
+  redisUrl: servers.redis.url,
   client: express === 4 ? 'ioredis' : 'redis',
-  key: { upstream: upstream.origin },
+  key: { upstream: servers.upstream.origin },
   issuer: ISSUER,
   audience: AUDIENCE,
   revocation: false,
@@ -54,25 +39,9 @@ function connected(instance: Instance): Promise<unknown> {
   return instance.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 });
 }
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  upstream = await startLoopbackServer(identityService);
-});
-
-beforeEach(() => {
-  issued.clear();
-  upstream.reset();
-});
-
 afterEach(async () => {
   await stopAllInstances();
-  if (redis !== undefined && !redis.running) await redis.start();
-});
-
-afterAll(async () => {
-  await stopAllInstances();
-  await upstream?.close();
-  await redis?.close();
+  if (servers.redis !== undefined && !servers.redis.running) await servers.redis.start();
 });
 
 describe('DPoP single use across processes', () => {
@@ -138,7 +107,7 @@ describe('DPoP single use across processes', () => {
   it('throws when Redis is unreachable, so that the proof check can answer 503', async () => {
     const [a] = await Promise.all([startInstance({ ...upstreamConfig(4), storeTimeout: '300ms' })]);
     await connected(a);
-    await redis.stop();
+    await servers.redis.stop();
     await expect(a.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })).rejects.toThrow();
   });
 });
@@ -152,35 +121,35 @@ describe('shared upstream verdicts (cache.shared)', () => {
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ jti: issued.get(good)!.jti });
     }
-    expect(upstream.requests).toBe(1);
+    expect(servers.upstream.requests).toBe(1);
 
     const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
     for (const instance of instances) {
       expect(await instance.get(unknown)).toMatchObject({ status: 401, body: '{"status":"error","message":"Invalid access token"}' });
     }
-    expect(upstream.requests).toBe(2);
+    expect(servers.upstream.requests).toBe(2);
   });
 
   it('checks a shared verdict against each instance\'s own rules', async () => {
     const instances = await fleet();
     const wrongAudience = issue({ aud: 'other.example.com' });
     for (const instance of instances) expect((await instance.get(wrongAudience)).status).toBe(401);
-    expect(upstream.requests).toBe(1);
+    expect(servers.upstream.requests).toBe(1);
   });
 
   it('calls the upstream from every instance without sharing (the control)', async () => {
     const instances = await fleet(false);
     const good = issue();
     for (const instance of instances) expect((await instance.get(good)).status).toBe(200);
-    expect(upstream.requests).toBe(3);
+    expect(servers.upstream.requests).toBe(3);
   });
 
   it('falls back to each instance\'s own cache and the upstream while Redis is down, and still answers right', async () => {
     const instances = await fleet();
     const warm = issue();
     for (const instance of instances) expect((await instance.get(warm)).status).toBe(200);
-    await redis.stop();
-    upstream.reset();
+    await servers.redis.stop();
+    servers.upstream.reset();
     const good = issue();
     const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
     for (const instance of instances) {
@@ -190,6 +159,6 @@ describe('shared upstream verdicts (cache.shared)', () => {
       expect((await instance.get(warm)).status).toBe(200); // its own cache
       expect(Date.now() - started).toBeLessThan(5000);
     }
-    expect(upstream.requests).toBe(6);
+    expect(servers.upstream.requests).toBe(6);
   });
 });

@@ -4,12 +4,12 @@
  * still share theirs. The keys stay a hex hash in braces (the Cluster hash tag).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createClient } from 'redis';
 import { createTokenAuth, type TokenAuth } from '../../lib';
 import { createRedisStore, type RedisStore } from '../../lib/redis';
-import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
+import { AUDIENCE, ISSUER } from '../fixtures/issuer';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { createIdentityService } from '../fixtures/identity-service';
 import { rejection } from '../fixtures/rejection';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
 
@@ -19,21 +19,8 @@ let redis: RedisServer;
 /** `refusing` answers 401 for every token; `accepting` answers 200 for the tokens it issued. */
 let refusing: LoopbackServer;
 let accepting: LoopbackServer;
-const issued = new Map<string, Record<string, unknown>>();
+const { issued, issue, verify: identityService } = createIdentityService();
 const cleanups: Array<() => unknown> = [];
-
-function identityService(req: IncomingMessage, res: ServerResponse): void {
-  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const claims = token === undefined ? undefined : issued.get(token);
-  if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
-  else json(res, 200, claims);
-}
-
-function issue(): string {
-  const token = `${randomBytes(24).toString('base64url')}~opaque`;
-  issued.set(token, shapeB());
-  return token;
-}
 
 beforeAll(async () => {
   [redis, refusing, accepting] = await Promise.all([

@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
-import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
-import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
-import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
-import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
+import { AUDIENCE, ISSUER } from '../fixtures/issuer';
+import { json } from '../fixtures/loopback-server';
+import { createIdentityService } from '../fixtures/identity-service';
+import { startInstance, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
+import { useFleetServers } from '../fixtures/fleet-servers';
 import { createClient } from 'redis';
 import { createRedisStore, type RedisClientLike, type RedisStore } from '../../lib/redis';
 import { createSingleFlight } from '../../lib/verify/single-flight';
@@ -14,12 +15,13 @@ import { createSingleFlight } from '../../lib/verify/single-flight';
 // that dies costs one lock lifetime; an outage is never handed to the others.
 jest.setTimeout(60_000);
 
-let redis: RedisServer;
-let upstream: LoopbackServer;
-const issued = new Map<string, Record<string, unknown>>();
 /** How the upstream answers its next calls, in order (then: normally, after `delayMs`). */
 let script: Array<'hang' | 'fail'> = [];
+// Slow enough that every instance of a burst asks while the first call is still out.
 let delayMs = 150;
+const service = createIdentityService({ delayMs: () => delayMs });
+const { issued, issue } = service;
+const servers = useFleetServers(service, identityService);
 
 function identityService(req: IncomingMessage, res: ServerResponse): void {
   const step = script.shift();
@@ -28,27 +30,15 @@ function identityService(req: IncomingMessage, res: ServerResponse): void {
     json(res, 503, { status: 'error', message: 'down' });
     return;
   }
-  const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const claims = token === undefined ? undefined : issued.get(token);
-  // Slow enough that every instance of a burst asks while the first call is still out.
-  setTimeout(() => {
-    if (claims === undefined) json(res, 401, { status: 'error', message: 'Invalid access token' });
-    else json(res, 200, claims);
-  }, delayMs);
-}
-
-function issue(): string {
-  const token = `${randomBytes(24).toString('base64url')}~opaque`;
-  issued.set(token, shapeB(Math.floor(Date.now() / 1000)));
-  return token;
+  service.verify(req, res);
 }
 
 /** Three instances (node-redis on Express 5, ioredis on Express 4, node-redis), one prefix, the upstream timeout 1 s. */
 async function fleet(): Promise<Instance[]> {
   const config: InstanceConfig = {
-    redisUrl: redis.url,
+    redisUrl: servers.redis.url,
     client: 'redis',
-    key: { upstream: upstream.origin, timeout: '1s', breaker: false },
+    key: { upstream: servers.upstream.origin, timeout: '1s', breaker: false },
     issuer: ISSUER,
     audience: AUDIENCE,
     revocation: false,
@@ -61,22 +51,9 @@ async function fleet(): Promise<Instance[]> {
   return instances;
 }
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  upstream = await startLoopbackServer(identityService);
-});
-
 beforeEach(() => {
-  issued.clear();
-  upstream.reset();
   script = [];
   delayMs = 150;
-});
-
-afterAll(async () => {
-  await stopAllInstances();
-  await upstream?.close();
-  await redis?.close();
 });
 
 describe('fleet single flight (cache.shared on the Redis store)', () => {
@@ -88,18 +65,18 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
 
   it('costs exactly one upstream call when one new token reaches three processes at once', async () => {
     for (let round = 0; round < 3; round++) {
-      upstream.reset();
+      servers.upstream.reset();
       const token = issue();
       const answers = await Promise.all(instances.map((instance) => instance.get(token)));
       for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { jti: issued.get(token)!.jti } });
-      expect(upstream.requests).toBe(1);
+      expect(servers.upstream.requests).toBe(1);
     }
     // An unknown token too: one call, and every instance answers the upstream's 401.
-    upstream.reset();
+    servers.upstream.reset();
     const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
     const refused = await Promise.all(instances.map((instance) => instance.get(unknown)));
     expect(refused.map((a) => a.status)).toEqual([401, 401, 401]);
-    expect(upstream.requests).toBe(1);
+    expect(servers.upstream.requests).toBe(1);
     const stats = await Promise.all(instances.map((instance) => instance.call<{ flight: { shared: number; holding: number; waiting: number } }>('stats')));
     expect(stats.reduce((sum, s) => sum + s.flight.shared, 0)).toBeGreaterThanOrEqual(2);
     for (const s of stats) expect(s.flight).toMatchObject({ holding: 0, waiting: 0 });
@@ -112,15 +89,15 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
     delayMs = 300;
     // The holder's call fails at once; the others arrive while it holds the lock.
     const first = a.get(token);
-    await within(5000, () => upstream.requests === 1, 'the holder asking the upstream');
+    await within(5000, () => servers.upstream.requests === 1, 'the holder asking the upstream');
     const [held, ...others] = await Promise.all([first, b.get(token), c.get(token)]);
     expect(held.status).toBe(503);
     expect(others.map((o) => o.status)).toEqual([200, 200]);
     // The failure was not stored: one more call (by the next lock holder) made the verdict the third one read.
-    expect(upstream.requests).toBe(2);
+    expect(servers.upstream.requests).toBe(2);
     // And the instance that saw the outage finds the verdict now, with no call of its own.
     expect((await a.get(token)).status).toBe(200);
-    expect(upstream.requests).toBe(2);
+    expect(servers.upstream.requests).toBe(2);
   });
 
   it('answers right after at most one lock lifetime when the lock holder is killed mid-call', async () => {
@@ -128,7 +105,7 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
     const token = issue();
     script = ['hang'];
     const holder = a.get(token).catch(() => undefined);
-    await within(5000, () => upstream.requests === 1, 'the holder asking the upstream');
+    await within(5000, () => servers.upstream.requests === 1, 'the holder asking the upstream');
     const started = Date.now();
     const waiting = Promise.all([b.get(token), c.get(token)]);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -137,7 +114,7 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
     const answers = await waiting;
     for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { jti: issued.get(token)!.jti } });
     // The dead holder's call, then exactly one more once its lock (timeout 1 s + 1 s) expired.
-    expect(upstream.requests).toBe(2);
+    expect(servers.upstream.requests).toBe(2);
     // Bounded by the lock's life (2 s), polling and one call; the request timeout (10 s) is far off.
     expect(Date.now() - started).toBeLessThan(8000);
   });
@@ -148,13 +125,13 @@ describe('the lock and its bounds (one process, real Redis)', () => {
   async function store(prefix: string, kind: 'redis' | 'ioredis' = 'ioredis'): Promise<RedisStore> {
     let client: RedisClientLike;
     if (kind === 'ioredis') {
-      const io = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      const io = new Redis(servers.redis.url, { maxRetriesPerRequest: 1 });
       io.on('error', () => undefined);
       closers.push(() => io.disconnect());
       await io.ping(); // connected: the store skips a client that is not ready yet
       client = io;
     } else {
-      const node = createClient({ url: redis.url });
+      const node = createClient({ url: servers.redis.url });
       node.on('error', () => undefined);
       closers.push(() => node.destroy());
       await node.connect();
