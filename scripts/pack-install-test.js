@@ -51,9 +51,9 @@ const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')))
 run('tar', ['-xzf', tarPath, '-C', work], work);
 const unpacked = path.join(work, 'package');
 
-check('package.json exports stay as they were (the command is a bin, not an export)', () => {
+check('package.json exports are the five entries and nothing more (the command is a bin, not an export)', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./package.json') throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
+  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./mcp ./package.json') throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
   if (pkg.bin?.['express-verified-user'] !== './dist/cli.js' || !shipped.has('dist/cli.js')) throw new Error('bin express-verified-user → ./dist/cli.js missing');
 });
 
