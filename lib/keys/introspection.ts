@@ -5,6 +5,7 @@ import { isObject } from '../base/values';
 import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
 import { CircuitBreaker } from './breaker';
 import { isDiscoverySource, type DiscoveredMetadata, type DiscoverySource } from './discovery';
+import { withoutTrailingSlash } from './discovery-options';
 import { INTROSPECTION_JWT_MEDIA_TYPE, readAnswer, readJsonAnswer, readSignedAnswer, unbelievable } from './introspection-answer';
 import type { ResolvedIntrospection } from './introspection-options';
 import { limitInflight } from './inflight';
@@ -78,8 +79,7 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
   const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable' &&
     err.reason !== 'introspection-endpoint-missing' && err.reason !== 'introspection-endpoint-invalid';
   let issuer: string | undefined;
-  const bare = (value: string) => (value.endsWith('/') ? value.slice(0, -1) : value);
-  const sameBase = (iss: unknown) => typeof iss === 'string' && bare(iss) === bare(settings.server.base);
+  const sameBase = (iss: unknown) => typeof iss === 'string' && withoutTrailingSlash(iss) === withoutTrailingSlash(settings.server.base);
 
   const ask = async (token: string): Promise<RemoteClaims> => {
     const metadata = await server.metadata();
@@ -134,7 +134,7 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
     // The longest one call may take: a fleet's single-flight lock outlives it (verify/single-flight.ts).
     timeout: settings.timeout,
     // The server and who we are to it name whose verdicts these are, for shared verdicts (JSON: no NUL inside).
-    identity: JSON.stringify(['introspection', bare(settings.server.base), settings.client.clientId]),
+    identity: JSON.stringify(['introspection', withoutTrailingSlash(settings.server.base), settings.client.clientId]),
     // A verdict read back from a fleet store (perhaps before this instance discovered anything): its `iss`, if
     // any, is this server's: the discovered issuer, or before discovery the configured base, give or take its slash.
     answerFault: (payload) => (payload.iss === undefined || payload.iss === issuer || (issuer === undefined && sameBase(payload.iss)) ? undefined : 'iss'),

@@ -4,6 +4,7 @@ import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
 import type { KeySource } from '../keys/source';
 import type { ResolvedIntrospection } from '../keys/introspection-options';
+import { withoutTrailingSlash } from '../keys/discovery-options';
 
 /**
  * The source that verifies one token; the verifier asks it on a cache miss. It throws `invalid_token` (reason
@@ -66,8 +67,7 @@ function isCompactJws(token: string): boolean {
  */
 export function introspectionRoute(local: KeySource, remote: KeySource, settings: Pick<ResolvedIntrospection, 'mode' | 'server'>): TokenRoute {
   if (settings.mode === 'always') return () => remote;
-  const base = settings.server.base;
-  const bare = base.endsWith('/') ? base.slice(0, -1) : base;
+  const bare = withoutTrailingSlash(settings.server.base);
   const known = new Set([bare, `${bare}/`]);
   return (token) => {
     if (!issuersOfLookAlike(token).some((iss) => known.has(iss))) return remote;
