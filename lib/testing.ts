@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenAuthOptions } from './config/options';
 import { jwkThumbprint } from './dpop/proof';
-import { signToken } from './token/sign';
+import { signToken } from './jose/sign';
 
 /** Options of `createTestIssuer`. */
 export interface TestIssuerOptions {
@@ -123,7 +123,7 @@ export function createDpopHolder(alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'E
   };
 }
 
-export { signToken, type TestSigningAlgorithm } from './token/sign';
+export { signToken, type TestSigningAlgorithm } from './jose/sign';
 
 interface SigningKey {
   kid: string;

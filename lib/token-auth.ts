@@ -6,7 +6,7 @@ import { ResultCache, type CacheStats } from './verify/cache';
 import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
 import type { VerifiedClaims } from './token/claims';
 import { TokenAuthError } from './base/errors';
-import { createKeySource } from './keys';
+import { createTokenSource } from './remote';
 import { verifiedUserMiddleware } from './http/middleware';
 import type { TokenAuthOptions } from './config/options';
 import { resolveOptions } from './config/resolve';
@@ -17,13 +17,13 @@ import { OPEN_ROUTE, parseRouteRequirement, type RouteOptions } from './token/st
 import { protectedResourceMetadataRouter, type AuthorizationServers } from './http/protected-resource';
 import { createRouteGuard, guardedClaims, type RouteGuard } from './http/guard';
 import type { ResolvedOptions } from './config/options';
-import type { KeySource } from './keys';
+import type { TokenSource } from './remote';
 import { optionError } from './base/option-error';
 import { withSharedVerdicts } from './verify/shared-verdicts';
 import { acceptUncalled } from './http/uncalled';
 import { createVerifier } from './verify/verifier';
-import { introspectionRoute } from './verify/dispatch';
-import { createIntrospectionSource } from './keys/introspection';
+import { introspectionRoute } from './remote/dispatch';
+import { createIntrospectionSource } from './remote/introspection';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -70,7 +70,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
 ): TokenAuth<ClaimsOf<M, D>> {
   type C = ClaimsOf<M, D>;
   const resolved = resolveOptions(options);
-  const keys = createKeySource(resolved);
+  const keys = createTokenSource(resolved);
   // Introspection (SPEC §16) is a second, remote source beside the discovered keys; shared verdicts wrap the remote one.
   const introspected = createIntrospectionSource(resolved.introspection, keys, {
     clock: resolved.clock, clockTolerance: resolved.rules.clockTolerance, allowInsecureHttp: resolved.allowInsecureHttp,
@@ -141,7 +141,7 @@ export function routeGuard<C extends JwtClaims>(auth: TokenAuth<C>): RouteGuard<
 }
 
 /** `authorization_servers`: the discovered issuers with `issuerBaseURL`, else the configured `issuer` values. */
-function authorizationServers(resolved: ResolvedOptions, source: KeySource): AuthorizationServers | Promise<AuthorizationServers> {
+function authorizationServers(resolved: ResolvedOptions, source: TokenSource): AuthorizationServers | Promise<AuthorizationServers> {
   if (source.kind === 'jws' && source.discoveredIssuers !== undefined) return source.discoveredIssuers();
   const issuer = resolved.rules.issuer;
   return { issuers: issuer === false ? [] : [...issuer], final: true };

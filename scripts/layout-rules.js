@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** Folders from the top of the pipeline down: a file may import its own folder or any folder below its own. */
-const FOLDER_ORDER = ['cli', 'mcp', 'stores', 'http', 'config', 'dpop', 'verify', 'keys', 'observe', 'extract', 'token', 'base'];
+const FOLDER_ORDER = ['cli', 'mcp', 'stores', 'http', 'config', 'dpop', 'verify', 'remote', 'keys', 'fetch', 'observe', 'extract', 'token', 'jose', 'base'];
 const MAX_LINES = 300;
 const MAX_TOP_FILES = 8;
 

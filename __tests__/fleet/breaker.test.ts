@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
-import { CircuitBreaker, resolveBreaker } from '../../lib/keys/breaker';
+import { CircuitBreaker, resolveBreaker } from '../../lib/remote/breaker';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, SECRET } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';

@@ -1,5 +1,5 @@
 import { createSecretKey, generateKeyPairSync } from 'node:crypto';
-import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm } from '../../lib/keys/algorithms';
+import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm } from '../../lib/jose/algorithms';
 
 describe('which algorithms a key may verify (no key confusion)', () => {
   const secret = createSecretKey(Buffer.alloc(32, 1));

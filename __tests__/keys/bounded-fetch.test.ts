@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { fetchBounded, RemoteFetchError } from '../../lib/keys/bounded-fetch';
+import { fetchBounded, RemoteFetchError } from '../../lib/fetch/bounded-fetch';
 import { hang, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 
 let server: LoopbackServer;

@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../../lib';
-import { readAnswer, readSignedAnswer, type SignedAnswerContext } from '../../lib/keys/introspection-answer';
+import { readAnswer, readSignedAnswer, type SignedAnswerContext } from '../../lib/remote/introspection-answer';
 import type { SigningKeySource } from '../../lib/keys/source';
 
 const ISSUER = 'https://as.example.test';

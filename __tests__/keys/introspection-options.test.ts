@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { ASSERTION_LIFETIME, resolveClientAuth } from '../../lib/keys/client-auth';
+import { ASSERTION_LIFETIME, resolveClientAuth } from '../../lib/remote/client-auth';
 
 const BASE = 'https://as.example.test';
 const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createTokenAuth, TokenAuthError, type TokenAuth, type TokenAuthOptions } from '../../lib';
-import { verifyEndpoint } from '../../lib/keys/upstream';
+import { verifyEndpoint } from '../../lib/remote/upstream';
 import { fingerprint } from '../../lib/verify/admission';
 import { AUDIENCE, ISSUER, shapeB } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';

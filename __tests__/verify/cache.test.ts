@@ -1,6 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createTokenAuth, TokenAuthError, type TokenAuthOptions } from '../../lib';
-import type { JwsHeader } from '../../lib/token/jws';
+import type { JwsHeader } from '../../lib/jose/jws';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
 

@@ -6,7 +6,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import request from 'supertest';
 import { createTokenAuth, TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { alphabetFault, bearerCredential, extractBearer } from '../../lib/extract/bearer';
-import type { JwsHeader } from '../../lib/token/jws';
+import type { JwsHeader } from '../../lib/jose/jws';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, b64, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';

@@ -3,9 +3,9 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { jwkThumbprint } from '../dpop/proof';
-import { algorithmsForKey, defaultAlgorithm, isSupportedAlgorithm, type Algorithm } from '../keys/algorithms';
+import { algorithmsForKey, defaultAlgorithm, isSupportedAlgorithm, type Algorithm } from '../jose/algorithms';
 import { MIN_SECRET_BYTES } from '../keys/static';
-import type { Jwk } from '../base/jwk';
+import type { Jwk } from '../jose/jwk';
 import { isObject } from '../base/values';
 import { UsageError } from './usage';
 

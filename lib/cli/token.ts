@@ -2,7 +2,7 @@
 // variables (so the token fits the app), shaped for the claims mode, signed with the key the flags name.
 import { randomUUID } from 'node:crypto';
 import { resolveClaimsMode, type ClaimsMode } from '../token/claim-modes';
-import { signToken } from '../token/sign';
+import { signToken } from '../jose/sign';
 import { parseDuration } from '../base/duration';
 import { misspellingNote } from '../base/env-names';
 import { fileSigningKey, secretSigningKey, type CliSigningKey } from './keys';

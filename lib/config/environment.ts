@@ -1,8 +1,8 @@
 // The options of the top-level auth that default-auth.ts builds from TOKEN_* environment variables. Every missing
 // or wrong variable is named in one TypeError, with near-miss names that were set instead; never a value.
 import { resolveClaimsMode } from '../token/claim-modes';
-import { isSupportedAlgorithm, type Algorithm } from '../keys/algorithms';
-import type { KeyOption } from '../keys/options';
+import { isSupportedAlgorithm, type Algorithm } from '../jose/algorithms';
+import type { KeyOption } from './options';
 import { misspellingNote, misspellingsOf } from '../base/env-names';
 import { optionError } from '../base/option-error';
 import type { TokenAuthOptions } from './options';

@@ -7,18 +7,23 @@ import type { ClaimPolicy, ClaimsMode, ClaimsValidator, JwtClaims } from '../tok
 import type { VerifiedClaims } from '../token/claims';
 import type { RegisteredClaimRules } from '../token/registered';
 import type { ScopeClaimOption } from '../token/scope-claim';
-import type { Algorithm } from '../keys/algorithms';
-import type { KeyOption, KeySourceConfig } from '../keys/options';
+import type { Algorithm } from '../jose/algorithms';
+import type { KeySourceConfig, SigningKeyOption } from '../keys/options';
+import type { UpstreamKeyOption } from '../remote/upstream';
 import type { DiscoveryOptions } from '../keys/discovery-options';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
-import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../keys/introspection-options';
+import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../remote/introspection-options';
 import type { ResolvedResource, ResourceOptions } from './resource';
 
-export type { KeyOption, JwksKeyOption, UpstreamKeyOption } from '../keys/options';
-export type { IntrospectionOptions, IntrospectMode } from '../keys/introspection-options';
-export type { ClientAuthMethod } from '../keys/client-auth';
+export type { JwksKeyOption } from '../keys/options';
+export type { UpstreamKeyOption } from '../remote/upstream';
+
+/** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
+export type KeyOption = SigningKeyOption | UpstreamKeyOption;
+export type { IntrospectionOptions, IntrospectMode } from '../remote/introspection-options';
+export type { ClientAuthMethod } from '../remote/client-auth';
 
 /** Result cache bounds and lifetimes (see docs/caching.md). */
 export interface CacheOptions {

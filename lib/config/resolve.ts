@@ -3,12 +3,12 @@
 import { parseDuration } from '../base/duration';
 import { optionError } from '../base/option-error';
 import { resolveClaimPolicy } from '../token/claim-modes';
-import { isSupportedAlgorithm, type Algorithm } from '../keys/algorithms';
+import { isSupportedAlgorithm, type Algorithm } from '../jose/algorithms';
 import { resolveDiscoveryTimeout, resolveIssuerBaseURL } from '../keys/discovery-options';
 import { resolveRevocation } from '../verify/revocation';
 import { resolveSharedVerdicts } from '../verify/shared-verdicts';
 import { resolveDpop, resolveMtls } from '../dpop/options';
-import { resolveIntrospection } from '../keys/introspection-options';
+import { resolveIntrospection } from '../remote/introspection-options';
 import type { ResolvedOptions, TokenAuthOptions } from './options';
 import { resolveResource, resourceAudience } from './resource';
 import type { AudienceRule } from '../token/registered';

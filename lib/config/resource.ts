@@ -1,7 +1,7 @@
 // The protected resource (RFC 8707, RFC 9728): the `resource` option and what its metadata document says
 // (`scopesSupported`, `resourceName`, `resourceDocumentation`), validated once; the audience rule it sets.
 import { optionError } from '../base/option-error';
-import { checkRemoteUrl } from '../keys/remote-url';
+import { checkRemoteUrl } from '../fetch/remote-url';
 import type { AudienceRule } from '../token/registered';
 import { parseScopeRequirement } from '../token/scopes';
 

@@ -1,7 +1,7 @@
 // One DPoP proof JWT checked against its request and token (RFC 9449 §4.3): header, key, thumbprint, signature,
 // htm, htu, iat, ath.
 import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { Jwk } from '../base/jwk';
+import type { Jwk } from '../jose/jwk';
 import { LRUCache } from 'lru-cache';
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';

@@ -2,7 +2,7 @@
 // of their metadata and keys may take; checked at createTokenAuth (keys/discovery.ts does the discovering).
 import { parseDuration, type Duration } from '../base/duration';
 import { optionError } from '../base/option-error';
-import { checkRemoteUrl } from './remote-url';
+import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import { checkIssuerBaseAddress } from './wrong-document';
 
 /** One configured authorization server: its base URL exactly as given (the issuer it must name) and parsed. */
@@ -36,11 +36,6 @@ export function resolveDiscoveryTimeout(options: { discovery?: unknown; issuerBa
   const seconds = parseDuration(timeout, 'discovery.timeout');
   if (!(seconds > 0)) optionError('option "discovery.timeout" must be more than zero');
   return seconds;
-}
-
-/** Without its one trailing slash, if it has one: RFC 8414 §3.3 tolerates that difference and no other. */
-export function withoutTrailingSlash(value: string): string {
-  return value.endsWith('/') ? value.slice(0, -1) : value;
 }
 
 /**

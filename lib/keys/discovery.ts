@@ -2,14 +2,14 @@
 // exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
 import { TokenAuthError } from '../base/errors';
 import { issuerRefused } from '../token/registered';
-import type { JwsHeader } from '../token/jws';
-import type { Algorithm } from './algorithms';
-import { fetchBounded, RemoteFetchError } from './bounded-fetch';
+import type { JwsHeader } from '../jose/jws';
+import type { Algorithm } from '../jose/algorithms';
+import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { jwksKeySource } from './jwks';
-import { checkRemoteUrl } from './remote-url';
+import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import { jwksBaseHint, jwksInsteadOfMetadata } from './wrong-document';
-import { withoutTrailingSlash, type IssuerBase } from './discovery-options';
-import type { KeyChoice, KeySource, SigningKeySource } from './source';
+import type { IssuerBase } from './discovery-options';
+import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';
 
 /** Largest metadata document read (256 KiB); real ones are a few kilobytes. */
@@ -237,6 +237,6 @@ export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
 }
 
 /** Whether a key source is a discovery source (one that can answer its server's metadata). */
-export function isDiscoverySource(source: KeySource): source is DiscoverySource {
+export function isDiscoverySource(source: { readonly kind: string }): source is DiscoverySource {
   return source.kind === 'jws' && typeof (source as Partial<DiscoverySource>).metadata === 'function';
 }

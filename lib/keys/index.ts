@@ -1,19 +1,18 @@
-// Builds the key source that the `key` and `issuerBaseURL` options name, validating the `key` option's forms.
+// Builds the signing-key source that the `key` and `issuerBaseURL` options name, validating the `key` option's forms
+// (the `upstream` form is a remote source: remote/index.ts builds it from the fields read here).
 import { parseDuration } from '../base/duration';
 import type { KeySourceConfig } from './options';
 import { discoveryKeySource } from './discovery';
 import { jwksKeySource } from './jwks';
-import { resolveBreaker } from './breaker';
 import { undefinedKeyFieldMessage } from './hints';
-import { checkRemoteUrl } from './remote-url';
+import { checkRemoteUrl } from '../fetch/remote-url';
 import { checkJwksAddress } from './wrong-document';
 import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
-import type { KeySource } from './source';
-import { upstreamSource } from './upstream';
-import { resolveMaxInflight } from './inflight';
+import type { SigningKeySource } from './source';
 import { optionError } from '../base/option-error';
 
-type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
+/** The object forms of the `key` option. */
+export type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
 
 /** The fields each `key` form accepts; anything else is a typo or a field of another form, refused at set-up. */
 const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
@@ -26,33 +25,25 @@ const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
 const DEFAULT_COOLDOWN = 30;
 const DEFAULT_TIMEOUT = 5;
 
-function timeoutOf(value: unknown): number {
+/** `key.timeout`: seconds, more than zero; 5 when absent. */
+export function keyTimeout(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT;
   const seconds = parseDuration(value, 'key.timeout');
   if (seconds <= 0) optionError('option "key.timeout" must be more than zero');
   return seconds;
 }
 
+/** The `key` option read: which form it takes, and its fields (each allowed for that form). */
+export interface KeyOptionRead {
+  form: KeyForm;
+  fields: Readonly<Record<string, unknown>>;
+}
+
 /**
- * Build the key source named by the `key` option, validating it (a TypeError at set-up for anything wrong).
- * Exactly one of `secret`, `publicKey`, `jwksUri`, `upstream` may be given, or a resolver function.
+ * Read the `key` option's object form, validating it (a TypeError at set-up for anything wrong): exactly one of
+ * `secret`, `publicKey`, `jwksUri`, `upstream`, and only the fields that form allows.
  */
-export function createKeySource(options: KeySourceConfig): KeySource {
-  if (options.issuerBaseURL !== undefined) {
-    if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-      optionError('option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)');
-    }
-    return discoveryKeySource({
-      issuers: options.issuerBaseURL,
-      cooldown: DEFAULT_COOLDOWN,
-      timeout: options.discoveryTimeout,
-      algorithms: options.algorithms,
-      clock: options.clock,
-      allowInsecureHttp: options.allowInsecureHttp,
-    });
-  }
-  const key = options.key;
-  if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
+export function readKeyOption(key: object): KeyOptionRead {
   const fields = key as Record<string, unknown>;
   const forms = (Object.keys(KEY_FIELDS) as KeyForm[]).filter((form) => fields[form] !== undefined);
   // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
@@ -68,7 +59,30 @@ export function createKeySource(options: KeySourceConfig): KeySource {
       optionError(`option "key.${field}" does not apply to key.${form} (allowed: ${KEY_FIELDS[form].join(', ')})`);
     }
   }
+  return { form, fields };
+}
 
+/**
+ * Build the signing-key source named by the `key` option (read by `readKeyOption`, any form but `upstream`) or by
+ * `issuerBaseURL`, validating it (a TypeError at set-up for anything wrong).
+ */
+export function createKeySource(options: KeySourceConfig, read?: KeyOptionRead): SigningKeySource {
+  if (options.issuerBaseURL !== undefined) {
+    if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
+      optionError('option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)');
+    }
+    return discoveryKeySource({
+      issuers: options.issuerBaseURL,
+      cooldown: DEFAULT_COOLDOWN,
+      timeout: options.discoveryTimeout,
+      algorithms: options.algorithms,
+      clock: options.clock,
+      allowInsecureHttp: options.allowInsecureHttp,
+    });
+  }
+  const key = options.key;
+  if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
+  const { form, fields } = read ?? readKeyOption(key as object);
   switch (form) {
     case 'secret':
       return secretKeySource(fields.secret, options.algorithms);
@@ -83,25 +97,15 @@ export function createKeySource(options: KeySourceConfig): KeySource {
       return jwksKeySource({
         url,
         cooldown: fields.cooldown === undefined ? DEFAULT_COOLDOWN : parseDuration(fields.cooldown, 'key.cooldown'),
-        timeout: timeoutOf(fields.timeout),
+        timeout: keyTimeout(fields.timeout),
         algorithms: options.algorithms,
         clock: options.clock,
       });
     }
-    case 'upstream': {
-      const base = checkRemoteUrl(fields.upstream, 'key.upstream', options.allowInsecureHttp);
-      if (base.search !== '') optionError('option "key.upstream" must be a base address without a query string');
-      if (options.algorithms !== undefined) {
-        optionError('option "algorithms" does not apply with key.upstream (the upstream service checks the signature)');
-      }
-      return upstreamSource({
-        base,
-        timeout: timeoutOf(fields.timeout),
-        breaker: resolveBreaker(fields.breaker, 'key.breaker'),
-        maxInflight: resolveMaxInflight(fields.maxInflight, 'key.maxInflight'),
-      });
-    }
+    case 'upstream':
+      // remote/index.ts builds the upstream source; reaching here is a wiring error of the composition.
+      return optionError('option "key.upstream" names a remote source, not keys');
   }
 }
 
-export type { KeySource, SigningKeySource, RemoteClaimsSource, RemoteClaims } from './source';
+export type { SigningKeySource } from './source';

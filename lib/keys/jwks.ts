@@ -1,11 +1,11 @@
 // Keys from a remote JWKS: chosen by `kid`, cached, refetched for an unknown `kid` at most once per cooldown, with
 // withdrawn keys flagged so the verdict cache stops serving what they verified.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { Jwk } from '../base/jwk';
+import type { Jwk } from '../jose/jwk';
 import { TokenAuthError } from '../base/errors';
-import type { JwsHeader } from '../token/jws';
-import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
-import { fetchBounded, RemoteFetchError } from './bounded-fetch';
+import type { JwsHeader } from '../jose/jws';
+import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from '../jose/algorithms';
+import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';

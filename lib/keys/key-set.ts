@@ -1,8 +1,8 @@
 // A fetched JWKS as the JWKS source holds it: indexed by `kid`, carried over a refetch in linear time (keys still
 // published keep their handles, dropped ones are withdrawn), and the choice of key (or keys) for a token header.
 import type { KeyObject } from 'node:crypto';
-import type { JwsHeader } from '../token/jws';
-import { keyFitsAlgorithm, type Algorithm } from './algorithms';
+import type { JwsHeader } from '../jose/jws';
+import { keyFitsAlgorithm, type Algorithm } from '../jose/algorithms';
 import { holdKey, type KeyCandidates } from './source';
 
 /** One usable verification key from a JWKS. */

@@ -1,9 +1,8 @@
-// What the verifier asks of a key room: a signing-key source (keys for a JWS header) or a remote claims source (an
-// upstream that answers for a token), and the key handle a cached verdict watches.
+// What the verifier asks of a key room: a signing-key source (keys for a JWS header), and the key handle a cached
+// verdict watches.
 import type { KeyObject } from 'node:crypto';
-import type { JwsHeader } from '../token/jws';
-import type { Algorithm } from './algorithms';
-import type { BreakerStats } from './breaker';
+import type { JwsHeader } from '../jose/jws';
+import type { Algorithm } from '../jose/algorithms';
 
 /**
  * A verification key as its source holds it. `withdrawn` turns true, once and for good, when the source learns
@@ -60,51 +59,3 @@ export interface DiscoveredIssuers {
   /** True when every issuer was discovered; false while a configured base URL stands in for one. */
   readonly final: boolean;
 }
-
-/** Claims as answered by a remote verifier, not yet checked against this instance's rules. */
-export interface RemoteClaims {
-  payload: Record<string, unknown>;
-  /** Size in bytes of the answer's JSON text, for the cache's byte bound. */
-  size: number;
-}
-
-/** Counters of fleet single flight (verify/single-flight.ts), for `stats().flight`. */
-export interface FlightStats {
-  /** Locks this process holds now (one remote call each). */
-  holding: number;
-  /** Tokens this process waits for now (another instance holds their lock). */
-  waiting: number;
-  /** Calls made without the lock because this process already had its most tokens in flight. */
-  overflow: number;
-  /** Verdicts this process received from another instance's call instead of making its own. */
-  shared: number;
-}
-
-/**
- * A remote verifier (upstream mode, introspection): the token is opaque here and checked by calling another service. Rejects
- * with a TokenAuthError (`invalid_token`, `insufficient_scope`, `verification_unavailable`).
- */
-export interface RemoteClaimsSource {
-  readonly kind: 'remote';
-  claimsFor(token: string): Promise<RemoteClaims>;
-  close(): void;
-  /** State of the circuit breaker in front of the remote service, when it has one. */
-  breakerStats?(): BreakerStats;
-  /**
-   * The source's own rule on an answer's payload (upstream: Shape B; introspection: its issuer), for a payload
-   * that did not come through `claimsFor` (a verdict read back from a fleet store): a short reason when it fails.
-   */
-  answerFault?(payload: Record<string, unknown>): string | undefined;
-  /** Longest one call may take, in seconds, when the source bounds it (the fleet's lock outlives it). */
-  readonly timeout?: number;
-  /** Counters of fleet single flight, when shared verdicts use it (verify/single-flight.ts). */
-  flightStats?(): FlightStats;
-  /**
-   * Who answers (upstream: its verify endpoint; introspection: the server and our client id), as text without NUL:
-   * shared verdicts are kept apart per identity, so sources with other remotes on one store never read each other's.
-   */
-  readonly identity?: string;
-}
-
-/** Where verification gets its keys (or, in upstream mode, its answers). */
-export type KeySource = SigningKeySource | RemoteClaimsSource;

@@ -1,10 +1,10 @@
 // Keys the app holds: a secret, a public key (PEM, JWK or KeyObject), or its own resolver function.
 import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
-import type { Jwk } from '../base/jwk';
+import type { Jwk } from '../jose/jwk';
 import { TokenAuthError } from '../base/errors';
-import type { JwsHeader } from '../token/jws';
+import type { JwsHeader } from '../jose/jws';
 import { pemHint } from './hints';
-import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from './algorithms';
+import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from '../jose/algorithms';
 import type { SigningKeySource } from './source';
 import { optionError } from '../base/option-error';
 

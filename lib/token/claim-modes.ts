@@ -2,7 +2,7 @@
 // and the app's validateClaims, behind one ClaimPolicy the verifier calls.
 import { shapeBViolation, type VerifiedClaims } from './claims';
 import { TokenAuthError } from '../base/errors';
-import type { JwsHeader } from './jws';
+import type { JwsHeader } from '../jose/jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
 import { isStringArray, isThenable } from '../base/values';
 import { optionError } from '../base/option-error';

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { fingerprint, Sightings } from './admission';
 import type { VerifiedClaims } from '../token/claims';
 import type { TokenAuthError } from '../base/errors';
-import type { JwsHeader } from '../token/jws';
+import type { JwsHeader } from '../jose/jws';
 import { ALWAYS_HELD, type KeyHandle } from '../keys/source';
 import type { TokenTimes } from '../token/registered';
 import { deepFreeze } from './frozen';

@@ -2,10 +2,10 @@
 // per fleet, not per instance.
 import * as crypto from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
-import type { KeySource, RemoteClaims, RemoteClaimsSource } from '../keys/source';
+import type { RemoteClaims, RemoteClaimsSource, TokenSource } from '../remote/source';
 import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
-import { createSingleFlight, MAX_FLIGHTS, type VerdictLockStore } from './single-flight';
+import { createSingleFlight, MAX_FLIGHTS, type FlightStats, type VerdictLockStore } from './single-flight';
 
 /**
  * Verdicts of the upstream shared across a fleet (`cache.shared`, docs/fleet.md): a token costs one upstream call per
@@ -96,6 +96,12 @@ export interface SharedVerdictConfig {
   clock: () => number;
 }
 
+/** A remote source behind shared verdicts, with the counters of its fleet single flight when it has one. */
+export interface SharedVerdictSource extends RemoteClaimsSource {
+  /** Counters of fleet single flight, when shared verdicts use it (verify/single-flight.ts). */
+  flightStats?(): FlightStats;
+}
+
 /**
  * The upstream source with a fleet-wide verdict store in front: a stored verdict answers without calling the
  * upstream; a fresh answer is stored — a success until min(`cache.ttl`, `exp`), an "invalid token" for
@@ -104,7 +110,7 @@ export interface SharedVerdictConfig {
  * upstream answers (fail open, since the upstream remains the authority). With a store that offers locks, a new
  * token costs one call per fleet even when every instance sees it at once (verify/single-flight.ts).
  */
-export function withSharedVerdicts(source: KeySource, options: SharedVerdictConfig): KeySource {
+export function withSharedVerdicts(source: TokenSource, options: SharedVerdictConfig): TokenSource | SharedVerdictSource {
   const store = options.sharedVerdicts;
   if (store === undefined) return source;
   if (source.kind !== 'remote') {
@@ -163,7 +169,7 @@ export function withSharedVerdicts(source: KeySource, options: SharedVerdictConf
     ? createSingleFlight(store, { lockTtl: (source.timeout ?? DEFAULT_SOURCE_TIMEOUT) + LOCK_MARGIN, maxFlights: MAX_FLIGHTS })
     : undefined;
 
-  const shared: RemoteClaimsSource = {
+  const shared: SharedVerdictSource = {
     kind: 'remote',
     timeout: source.timeout,
     async claimsFor(token): Promise<RemoteClaims> {

@@ -2,7 +2,7 @@
 import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import jwt from 'jsonwebtoken';
-import { EDDSA_ALGORITHMS } from '../keys/algorithms';
+import { EDDSA_ALGORITHMS } from '../jose/algorithms';
 
 /**
  * Checks the signature of a compact JWS whose header has been decoded and checked (RFC 8725 §3.1) and whose `alg`

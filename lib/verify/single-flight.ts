@@ -1,7 +1,6 @@
 // Fleet single flight for shared verdicts: a short lock per new token in the shared store, so that a burst of one
 // token across the fleet costs one remote call; the other callers wait, bounded, for the verdict its holder stores.
 import { randomBytes } from 'node:crypto';
-import type { FlightStats } from '../keys/source';
 
 /**
  * What a shared store offers for single flight (createRedisStore does). Each call is one round trip, bounded by
@@ -49,6 +48,18 @@ export const MAX_FLIGHTS = 128;
 /** First wait between two polls of a busy lock, doubled up to LONGEST_POLL_MS. */
 const FIRST_POLL_MS = 10;
 const LONGEST_POLL_MS = 100;
+
+/** Counters of fleet single flight, for `stats().flight`. */
+export interface FlightStats {
+  /** Locks this process holds now (one remote call each). */
+  holding: number;
+  /** Tokens this process waits for now (another instance holds their lock). */
+  waiting: number;
+  /** Calls made without the lock because this process already had its most tokens in flight. */
+  overflow: number;
+  /** Verdicts this process received from another instance's call instead of making its own. */
+  shared: number;
+}
 
 /** The single flight of one shared-verdict wrapper. */
 export interface SingleFlight {

@@ -7,17 +7,18 @@ import type { ClaimPolicy } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import { isVerifyTraced, noteVerdict, traceVerify, type VerifyTrace } from '../observe/diagnostics';
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from '../base/errors';
-import { checkHeader, decodeJws, type DecodedJws } from '../token/jws';
-import { keyFitsAlgorithm } from '../keys/algorithms';
-import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type KeySource, type RemoteClaimsSource, type SigningKeySource } from '../keys/source';
+import { checkHeader, decodeJws, type DecodedJws } from '../jose/jws';
+import { keyFitsAlgorithm } from '../jose/algorithms';
+import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type SigningKeySource } from '../keys/source';
+import type { RemoteClaimsSource, TokenSource } from '../remote/source';
 import { createSignatureCheck } from './signature';
 import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from '../token/registered';
 
 /** What a verifier needs: where keys come from, the claim rules, the clock and the cache. */
 export interface VerifierConfig {
-  source: KeySource;
+  source: TokenSource;
   /** A per-token choice of source (introspection: verify/dispatch.ts); default: always `source`. */
-  route?: (token: string) => KeySource;
+  route?: (token: string) => TokenSource;
   rules: RegisteredClaimRules;
   /** The mode's claims, `typ`, `requiredClaims`, `validateClaims` (token/claim-modes.ts). */
   claims: ClaimPolicy;

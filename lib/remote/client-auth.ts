@@ -1,10 +1,10 @@
 // How this resource server authenticates itself to the authorization server (RFC 7662 §2.1): client_secret_basic,
 // client_secret_post (RFC 6749 §2.3.1) or private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9).
 import { constants, createPrivateKey, KeyObject, randomUUID, sign } from 'node:crypto';
-import type { Jwk } from '../base/jwk';
+import type { Jwk } from '../jose/jwk';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
-import { MIN_RSA_BITS } from './algorithms';
+import { MIN_RSA_BITS } from '../jose/algorithms';
 
 /** The client authentication methods supported for calls to the authorization server. */
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';

@@ -1,11 +1,24 @@
 // Upstream mode: the service's GET /auth/@users/verify answers for each new token (Shape B), behind the breaker.
 import { shapeBViolation } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
-import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
-import { CircuitBreaker, type BreakerConfig } from './breaker';
+import { fetchBounded, RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
+import type { Duration } from '../base/duration';
+import { CircuitBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
 import { DEFAULT_MAX_INFLIGHT, limitInflight } from './inflight';
+import { DEFAULT_RETRY_AFTER, namedRetryAfter } from './retry-after';
 import type { RemoteClaims, RemoteClaimsSource } from './source';
 import { isObject } from '../base/values';
+
+/** Upstream mode: tokens are checked by `{upstream}/auth/@users/verify` and the answers cached. */
+export interface UpstreamKeyOption {
+  upstream: string;
+  /** Request timeout (default 5 s). */
+  timeout?: Duration;
+  /** Circuit breaker: fail fast after consecutive outages (default 5 failures, 5 s cooldown); `false` turns it off. */
+  breaker?: BreakerOptions | false;
+  /** Most upstream calls under way at once; new tokens beyond them get 503 at once, never a queue (default 100). */
+  maxInflight?: number;
+}
 
 /** Largest upstream answer read (256 KiB); a Shape B payload is a few kilobytes. */
 export const MAX_UPSTREAM_BYTES = 256 * 1024;
@@ -13,9 +26,6 @@ export const MAX_UPSTREAM_BYTES = 256 * 1024;
 /** Path of the verify endpoint, relative to the upstream base address (the service's `{base_url}`). */
 export const UPSTREAM_VERIFY_PATH = '/auth/@users/verify';
 
-/** Retry-After (seconds) on an upstream failure that names none of its own. */
-const DEFAULT_RETRY_AFTER = 5;
-const LONGEST_RETRY_AFTER = 300;
 
 /** Resolved settings of the upstream source; durations in seconds. */
 export interface UpstreamSourceConfig {
@@ -41,18 +51,6 @@ export function verifyEndpoint(base: URL): string {
 
 function unavailable(reason: string, retryAfter = DEFAULT_RETRY_AFTER, cause?: unknown): TokenAuthError {
   return new TokenAuthError('verification_unavailable', { reason, retryAfter, cause });
-}
-
-/** The upstream's own Retry-After when it is a sane number of seconds; an HTTP date or nonsense is ignored. */
-function namedRetryAfter(answer: BoundedAnswer): number | undefined {
-  const value = answer.headers.get('retry-after');
-  if (value === null || !/^\d{1,6}$/.test(value.trim())) return undefined;
-  return Math.min(Math.max(Number(value), 1), LONGEST_RETRY_AFTER);
-}
-
-/** The upstream's own Retry-After, else the default (for another remote source's 503s: keys/introspection.ts). */
-export function retryAfterOf(answer: BoundedAnswer): number {
-  return namedRetryAfter(answer) ?? DEFAULT_RETRY_AFTER;
 }
 
 // RFC 6750 §3 scope-token characters: %x21 / %x23-5B / %x5D-7E, space-separated.

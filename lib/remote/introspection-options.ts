@@ -5,9 +5,9 @@ import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
 import { resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
-import type { IssuerBase } from './discovery-options';
+import type { IssuerBase } from '../keys/discovery-options';
 import { DEFAULT_MAX_INFLIGHT, resolveMaxInflight } from './inflight';
-import { checkRemoteUrl } from './remote-url';
+import { checkRemoteUrl } from '../fetch/remote-url';
 
 /** `introspection`: RFC 7662 token introspection at the authorization server named by `issuerBaseURL`. */
 export interface IntrospectionOptions extends ClientCredentials {

@@ -2,15 +2,15 @@
 // its keys; anything else is asked of the authorization server. One choice per token, made on a cache miss.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
-import type { KeySource } from '../keys/source';
-import type { ResolvedIntrospection } from '../keys/introspection-options';
-import { withoutTrailingSlash } from '../keys/discovery-options';
+import type { TokenSource } from './source';
+import type { ResolvedIntrospection } from './introspection-options';
+import { withoutTrailingSlash } from '../fetch/remote-url';
 
 /**
  * The source that verifies one token; the verifier asks it on a cache miss. It throws `invalid_token` (reason
  * `syntax`) for a token it will neither introspect nor hand to the strict decoder.
  */
-export type TokenRoute = (token: string) => KeySource;
+export type TokenRoute = (token: string) => TokenSource;
 
 const JWS_CHARS = /^[A-Za-z0-9_.-]+$/;
 const NOT_BASE64URL = /[^A-Za-z0-9_-]/g;
@@ -65,7 +65,7 @@ function isCompactJws(token: string): boolean {
  * that the local rules refuse (`typ`, the header) could pass at a server whose decoder forgives the extra
  * characters. Any other token (opaque, or another issuer's JWT) is introspected. `'always'`: every token is.
  */
-export function introspectionRoute(local: KeySource, remote: KeySource, settings: Pick<ResolvedIntrospection, 'mode' | 'server'>): TokenRoute {
+export function introspectionRoute(local: TokenSource, remote: TokenSource, settings: Pick<ResolvedIntrospection, 'mode' | 'server'>): TokenRoute {
   if (settings.mode === 'always') return () => remote;
   const bare = withoutTrailingSlash(settings.server.base);
   const known = new Set([bare, `${bare}/`]);

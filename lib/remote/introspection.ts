@@ -2,17 +2,16 @@
 // server's introspection endpoint, like upstream mode asks its service, so shared verdicts and the breaker apply.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
-import { fetchBounded, RemoteFetchError, type BoundedAnswer } from './bounded-fetch';
+import { fetchBounded, RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
 import { CircuitBreaker } from './breaker';
-import { isDiscoverySource, type DiscoveredMetadata, type DiscoverySource } from './discovery';
-import { withoutTrailingSlash } from './discovery-options';
+import { isDiscoverySource, type DiscoveredMetadata, type DiscoverySource } from '../keys/discovery';
 import { INTROSPECTION_JWT_MEDIA_TYPE, readAnswer, readJsonAnswer, readSignedAnswer, unbelievable } from './introspection-answer';
 import type { ResolvedIntrospection } from './introspection-options';
 import { limitInflight } from './inflight';
-import { checkRemoteUrl } from './remote-url';
-import type { KeySource, RemoteClaims, RemoteClaimsSource } from './source';
+import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
+import type { RemoteClaims, RemoteClaimsSource, TokenSource } from './source';
 import { optionError } from '../base/option-error';
-import { retryAfterOf } from './upstream';
+import { retryAfterOf } from './retry-after';
 
 /** Largest introspection answer read (64 KiB); a real one is well under a kilobyte, a signed one a few. */
 export const MAX_INTROSPECTION_BYTES = 64 * 1024;
@@ -153,7 +152,7 @@ export interface IntrospectionContext {
 
 /** The introspection source of the resolved `introspection` option over the discovery source `keys`, if configured. */
 export function createIntrospectionSource(
-  settings: ResolvedIntrospection | undefined, keys: KeySource, context: IntrospectionContext,
+  settings: ResolvedIntrospection | undefined, keys: TokenSource, context: IntrospectionContext,
 ): RemoteClaimsSource | undefined {
   if (settings === undefined) return undefined;
   if (!isDiscoverySource(keys)) return optionError('option "introspection" needs option "issuerBaseURL"');

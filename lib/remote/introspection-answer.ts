@@ -3,9 +3,9 @@
 import { constants, verify, type KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
 import { isObject, isThenable } from '../base/values';
-import { checkHeader, decodeJws, type DecodedJws } from '../token/jws';
-import { keyFitsAlgorithm } from './algorithms';
-import type { SigningKeySource } from './source';
+import { checkHeader, decodeJws, type DecodedJws } from '../jose/jws';
+import { keyFitsAlgorithm } from '../jose/algorithms';
+import type { SigningKeySource } from '../keys/source';
 
 /** RFC 9701 §4.1: the media type of a signed introspection answer, and its JWT `typ`. */
 export const INTROSPECTION_JWT_MEDIA_TYPE = 'application/token-introspection+jwt';

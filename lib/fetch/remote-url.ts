@@ -1,4 +1,5 @@
-// The rule for remote addresses (JWKS, discovery, upstream): https, or http on loopback only unless allowed.
+// Remote addresses (JWKS, discovery, upstream, introspection): https, or http on loopback only unless allowed; and
+// the one trailing-slash difference two spellings of an issuer may have.
 import { optionError } from '../base/option-error';
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
@@ -31,4 +32,9 @@ export function checkRemoteUrl(value: unknown, option: string, allowInsecureHttp
   if (url.username !== '' || url.password !== '') optionError(`option "${option}" must not contain credentials`);
   if (url.hash !== '') optionError(`option "${option}" must not contain a fragment`);
   return url;
+}
+
+/** Without its one trailing slash, if it has one: RFC 8414 §3.3 tolerates that difference and no other. */
+export function withoutTrailingSlash(value: string): string {
+  return value.endsWith('/') ? value.slice(0, -1) : value;
 }
