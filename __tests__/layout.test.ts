@@ -29,7 +29,10 @@ describe('the layout of lib/ (docs/architecture.md)', () => {
   });
 
   it('refuses a folder importing a top-level file', () => {
-    const lib = tree({ 'index.ts': '// i\nexport const i = 1;\n', 'base/a.ts': "// a\nimport { i } from '../index';\nexport const a = i;\n" });
+    const lib = tree({
+      'index.ts': '// i\nexport const i = 1;\n',
+      'base/a.ts': "// a\nimport { i } from '../index';\nexport const a = i;\n",
+    });
     expect(checkLayout(lib)).toEqual([expect.stringContaining('a folder imports a top-level file')]);
   });
 
@@ -38,7 +41,9 @@ describe('the layout of lib/ (docs/architecture.md)', () => {
       'verify/a.ts': "// a\nimport type { B } from './b';\nexport type A = B;\n",
       'verify/b.ts': "// b\nimport type { A } from './a';\nexport type B = A | 1;\n",
     });
-    expect(checkLayout(lib)).toEqual([expect.stringContaining('import cycle: verify/a.ts → verify/b.ts → verify/a.ts')]);
+    expect(checkLayout(lib)).toEqual([
+      expect.stringContaining('import cycle: verify/a.ts → verify/b.ts → verify/a.ts'),
+    ]);
   });
 
   it('refuses a room that does not say what it is, and a file over 300 lines', () => {

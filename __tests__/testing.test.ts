@@ -17,15 +17,18 @@ describe('createTestIssuer', () => {
     await Promise.all(issuers.map((i) => i.close()));
   });
 
-  it.each(ALGORITHMS)('mints %s tokens that createTokenAuth(issuer.options) accepts, claims exactly as signed', async (alg) => {
-    const issuer = await make(alg === 'HS256' ? undefined : { alg });
-    const auth = createTokenAuth(issuer.options);
-    const token = issuer.sign();
-    expect(decode(token, { complete: true })?.header.alg).toBe(alg);
-    const claims = await auth.verify(token);
-    expect(claims).toEqual(decode(token));
-    auth.close();
-  });
+  it.each(ALGORITHMS)(
+    'mints %s tokens that createTokenAuth(issuer.options) accepts, claims exactly as signed',
+    async (alg) => {
+      const issuer = await make(alg === 'HS256' ? undefined : { alg });
+      const auth = createTokenAuth(issuer.options);
+      const token = issuer.sign();
+      expect(decode(token, { complete: true })?.header.alg).toBe(alg);
+      const claims = await auth.verify(token);
+      expect(claims).toEqual(decode(token));
+      auth.close();
+    },
+  );
 
   it('uses HS256 by default', async () => {
     const issuer = await make();
@@ -56,7 +59,7 @@ describe('createTestIssuer', () => {
     auth.close();
   });
 
-  it('mints tokens another issuer\'s options reject', async () => {
+  it("mints tokens another issuer's options reject", async () => {
     const one = await make({ alg: 'ES256' });
     const two = await make({ alg: 'ES256' });
     const auth = createTokenAuth(two.options);
@@ -74,19 +77,25 @@ describe('createTestIssuer', () => {
   it('mints an expired token with an exp override (the README recipe)', async () => {
     const issuer = await make();
     const auth = createTokenAuth(issuer.options);
-    await expect(auth.verify(issuer.sign({ exp: Math.floor(Date.now() / 1000) - 60 }))).rejects.toMatchObject({ code: 'token_expired', status: 401 });
+    await expect(auth.verify(issuer.sign({ exp: Math.floor(Date.now() / 1000) - 60 }))).rejects.toMatchObject({
+      code: 'token_expired',
+      status: 401,
+    });
     auth.close();
   });
 
-  it.each(['RS256', 'ES256'] as const)('serves a loopback JWKS for %s that createTokenAuth(issuer.options) uses', async (alg) => {
-    const issuer = await make({ alg, jwks: true });
-    expect(issuer.options.key).toEqual(expect.objectContaining({ jwksUri: issuer.jwksUri }));
-    const auth = createTokenAuth(issuer.options);
-    const claims = await auth.verify(issuer.sign());
-    expect(claims.jti).toEqual(expect.any(String));
-    expect(issuer.jwksRequests).toBe(1);
-    auth.close();
-  });
+  it.each(['RS256', 'ES256'] as const)(
+    'serves a loopback JWKS for %s that createTokenAuth(issuer.options) uses',
+    async (alg) => {
+      const issuer = await make({ alg, jwks: true });
+      expect(issuer.options.key).toEqual(expect.objectContaining({ jwksUri: issuer.jwksUri }));
+      const auth = createTokenAuth(issuer.options);
+      const claims = await auth.verify(issuer.sign());
+      expect(claims.jti).toEqual(expect.any(String));
+      expect(issuer.jwksRequests).toBe(1);
+      auth.close();
+    },
+  );
 
   it('rejects an unknown algorithm and jwks with HS256', async () => {
     await expect(createTestIssuer({ alg: 'none' as 'HS256' })).rejects.toThrow(TypeError);
@@ -95,15 +104,23 @@ describe('createTestIssuer', () => {
 
   it('refuses discovery with HS256 or with an issuer of its own', async () => {
     await expect(createTestIssuer({ discovery: true, alg: 'HS256' })).rejects.toThrow(/discovery needs alg/);
-    await expect(createTestIssuer({ discovery: true, issuer: 'https://elsewhere.test' })).rejects.toThrow(/leave issuer out/);
+    await expect(createTestIssuer({ discovery: true, issuer: 'https://elsewhere.test' })).rejects.toThrow(
+      /leave issuer out/,
+    );
   });
 
   describe.each(EXPRESS_VERSIONS)('discovery: true, through %s', (_name, express) => {
     it('serves OpenID discovery and the JWKS on loopback; its options are { issuerBaseURL, audience } and an app verifies through them', async () => {
       const issuer = await make({ discovery: true });
-      expect(issuer.options).toEqual({ issuerBaseURL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), audience: 'api.test' });
+      expect(issuer.options).toEqual({
+        issuerBaseURL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+        audience: 'api.test',
+      });
       const base = issuer.options.issuerBaseURL as string;
-      const metadata = await (await fetch(`${base}/.well-known/openid-configuration`)).json() as Record<string, unknown>;
+      const metadata = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<
+        string,
+        unknown
+      >;
       expect(metadata).toMatchObject({ issuer: base, jwks_uri: issuer.jwksUri });
 
       const auth = createTokenAuth(issuer.options);
@@ -116,7 +133,10 @@ describe('createTestIssuer', () => {
       const me = await request(app).get('/me').set('Authorization', `Bearer ${token}`).expect(200);
       expect(me.body).toEqual({ iss: base, jti: (decode(token) as VerifiedClaims).jti });
       expect(issuer.jwksRequests).toBe(1);
-      await request(app).get('/me').set('Authorization', `Bearer ${issuer.sign({ iss: 'https://issuer.test' })}`).expect(401);
+      await request(app)
+        .get('/me')
+        .set('Authorization', `Bearer ${issuer.sign({ iss: 'https://issuer.test' })}`)
+        .expect(401);
       auth.close();
     });
   });
@@ -134,8 +154,14 @@ describe('createTestIssuer', () => {
       const token = issuer.sign();
       const me = await request(app).get('/me').set('Authorization', `Bearer ${token}`).expect(200);
       expect(me.body).toEqual({ jti: (decode(token) as VerifiedClaims).jti });
-      await request(app).get('/me').set('Authorization', `Bearer ${issuer.sign({ scopes: [] })}`).expect(403);
-      const profile = await request(app).get('/api/auth/@users/verify?view=profile').set('Authorization', `Bearer ${token}`).expect(200);
+      await request(app)
+        .get('/me')
+        .set('Authorization', `Bearer ${issuer.sign({ scopes: [] })}`)
+        .expect(403);
+      const profile = await request(app)
+        .get('/api/auth/@users/verify?view=profile')
+        .set('Authorization', `Bearer ${token}`)
+        .expect(200);
       expect(profile.body.user.name).toBe('Test User');
       auth.close();
     });

@@ -17,13 +17,18 @@ const ROUNDS = Number(roundsArg);
 /** Secret string or PEM, as the peers' READMEs show keys. */
 const keyText = (ctx) => (ctx.alg === 'HS256' ? ctx.keys.HS256.secret : ctx.keys[ctx.alg].publicKey);
 /** The same key parsed once: what a peer at its best is given. */
-const keyObject = (ctx) => (ctx.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret)) : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey));
+const keyObject = (ctx) =>
+  ctx.alg === 'HS256'
+    ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret))
+    : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey);
 
 function ours(extra, base = false) {
   return (ctx) => {
     const { createTokenAuth } = require(`${base ? ctx.baseDist : ctx.dist}/index.js`);
     const key = ctx.alg === 'HS256' ? { secret: ctx.keys.HS256.secret } : { publicKey: ctx.keys[ctx.alg].publicKey };
-    return [createTokenAuth({ key, issuer: ctx.issuer, audience: ctx.audience, ...extra }).requireVerifiedUser(['identify'])];
+    return [
+      createTokenAuth({ key, issuer: ctx.issuer, audience: ctx.audience, ...extra }).requireVerifiedUser(['identify']),
+    ];
   };
 }
 
@@ -39,9 +44,18 @@ function passportJwt(key) {
     const { Passport } = require('passport');
     const { Strategy, ExtractJwt } = require('passport-jwt');
     const passport = new Passport();
-    passport.use(new Strategy({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(), secretOrKey: key(ctx), issuer: ctx.issuer, audience: ctx.audience, algorithms: [ctx.alg],
-    }, (payload, done) => done(null, payload)));
+    passport.use(
+      new Strategy(
+        {
+          jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+          secretOrKey: key(ctx),
+          issuer: ctx.issuer,
+          audience: ctx.audience,
+          algorithms: [ctx.alg],
+        },
+        (payload, done) => done(null, payload),
+      ),
+    );
     return [passport.initialize(), passport.authenticate('jwt', { session: false })];
   };
 }
@@ -55,40 +69,53 @@ function oauth2Bearer(ctx) {
 function fastJwt(options) {
   return (ctx) => {
     const { createVerifier } = require('fast-jwt');
-    const verify = createVerifier({ key: keyText(ctx), algorithms: [ctx.alg], allowedIss: ctx.issuer, allowedAud: ctx.audience, ...options });
-    return [function fastJwtAuth(req, res, next) {
-      const header = req.headers.authorization;
-      if (typeof header !== 'string' || !header.startsWith('Bearer ')) return res.status(401).json({});
-      try {
-        req.auth = verify(header.slice(7));
-      } catch {
-        return res.status(401).json({});
-      }
-      return next();
-    }];
+    const verify = createVerifier({
+      key: keyText(ctx),
+      algorithms: [ctx.alg],
+      allowedIss: ctx.issuer,
+      allowedAud: ctx.audience,
+      ...options,
+    });
+    return [
+      function fastJwtAuth(req, res, next) {
+        const header = req.headers.authorization;
+        if (typeof header !== 'string' || !header.startsWith('Bearer ')) return res.status(401).json({});
+        try {
+          req.auth = verify(header.slice(7));
+        } catch {
+          return res.status(401).json({});
+        }
+        return next();
+      },
+    ];
   };
 }
 
 /** Not a verifier: node:crypto's signature check on the signing input and JSON.parse of the payload. */
 function limit(ctx) {
   const good = rawSignatureCheck(ctx.alg, ctx.keys);
-  return [function rawCheck(req, res, next) {
-    const token = req.headers.authorization.slice(7);
-    const first = token.indexOf('.');
-    const second = token.lastIndexOf('.');
-    if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url'))) return res.status(401).json({});
-    req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
-    return next();
-  }];
+  return [
+    function rawCheck(req, res, next) {
+      const token = req.headers.authorization.slice(7);
+      const first = token.indexOf('.');
+      const second = token.lastIndexOf('.');
+      if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url')))
+        return res.status(401).json({});
+      req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
+      return next();
+    },
+  ];
 }
 
 /** Not a verifier: one middleware that sets req.auth. */
 function floor() {
   const claims = { sub: 'nobody' };
-  return [function noop(req, _res, next) {
-    req.auth = claims;
-    next();
-  }];
+  return [
+    function noop(req, _res, next) {
+      req.auth = claims;
+      next();
+    },
+  ];
 }
 
 /** jsonwebtoken 9, under express-jwt and passport-jwt, does not verify EdDSA: those rows are left out for it. */
@@ -101,13 +128,59 @@ const SCENARIOS = [
   { name: 'ours-hot', label: 'express-verified-user, cache hit', hot: true, build: ours({}) },
   { name: 'ours-cold', label: 'express-verified-user, cold, cache on', build: ours({}) },
   { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', build: ours({ cache: false }) },
-  { name: 'express-jwt', label: 'express-jwt (README: string key)', peer: 'express-jwt', config: 'readme', build: expressJwt(keyText), unsupported: NO_EDDSA },
-  { name: 'express-jwt-best', label: 'express-jwt (KeyObject)', peer: 'express-jwt', config: 'best', build: expressJwt(keyObject), unsupported: NO_EDDSA },
-  { name: 'oauth2-bearer', label: 'express-oauth2-jwt-bearer (README; parses the key once itself)', peer: 'express-oauth2-jwt-bearer', config: 'both', build: oauth2Bearer },
-  { name: 'passport-jwt', label: 'passport-jwt (README: string key)', peer: 'passport-jwt', config: 'readme', build: passportJwt(keyText), unsupported: NO_EDDSA },
-  { name: 'passport-jwt-best', label: 'passport-jwt (KeyObject)', peer: 'passport-jwt', config: 'best', build: passportJwt(keyObject), unsupported: NO_EDDSA },
-  { name: 'fast-jwt', label: 'fast-jwt (README: string key, no cache; parses the key once itself)', peer: 'fast-jwt', config: 'readme', build: fastJwt({}) },
-  { name: 'fast-jwt-cache', label: 'fast-jwt (cache on)', peer: 'fast-jwt', config: 'best', build: fastJwt({ cache: true }) },
+  {
+    name: 'express-jwt',
+    label: 'express-jwt (README: string key)',
+    peer: 'express-jwt',
+    config: 'readme',
+    build: expressJwt(keyText),
+    unsupported: NO_EDDSA,
+  },
+  {
+    name: 'express-jwt-best',
+    label: 'express-jwt (KeyObject)',
+    peer: 'express-jwt',
+    config: 'best',
+    build: expressJwt(keyObject),
+    unsupported: NO_EDDSA,
+  },
+  {
+    name: 'oauth2-bearer',
+    label: 'express-oauth2-jwt-bearer (README; parses the key once itself)',
+    peer: 'express-oauth2-jwt-bearer',
+    config: 'both',
+    build: oauth2Bearer,
+  },
+  {
+    name: 'passport-jwt',
+    label: 'passport-jwt (README: string key)',
+    peer: 'passport-jwt',
+    config: 'readme',
+    build: passportJwt(keyText),
+    unsupported: NO_EDDSA,
+  },
+  {
+    name: 'passport-jwt-best',
+    label: 'passport-jwt (KeyObject)',
+    peer: 'passport-jwt',
+    config: 'best',
+    build: passportJwt(keyObject),
+    unsupported: NO_EDDSA,
+  },
+  {
+    name: 'fast-jwt',
+    label: 'fast-jwt (README: string key, no cache; parses the key once itself)',
+    peer: 'fast-jwt',
+    config: 'readme',
+    build: fastJwt({}),
+  },
+  {
+    name: 'fast-jwt-cache',
+    label: 'fast-jwt (cache on)',
+    peer: 'fast-jwt',
+    config: 'best',
+    build: fastJwt({ cache: true }),
+  },
 ];
 
 const headerOf = (name) => (name.toLowerCase() === 'host' ? '127.0.0.1' : undefined);
@@ -118,22 +191,47 @@ const notForm = () => false;
 const BASELINE = process.env.BENCH_BASELINE_DIST;
 if (BASELINE) {
   for (const s of SCENARIOS.filter((x) => x.name.startsWith('ours-'))) {
-    SCENARIOS.push({ ...s, name: `${s.name}@base`, label: `${s.label} [baseline]`, build: ours(s.name === 'ours-nocache' ? { cache: false } : {}, true) });
+    SCENARIOS.push({
+      ...s,
+      name: `${s.name}@base`,
+      label: `${s.label} [baseline]`,
+      build: ours(s.name === 'ours-nocache' ? { cache: false } : {}, true),
+    });
   }
 }
 
 /** A fresh request object per call, as Express would hand each middleware (the fields the peers read). */
 function request(header) {
   return {
-    method: 'GET', url: '/me', originalUrl: '/me', protocol: 'http', headers: { host: '127.0.0.1', authorization: header },
-    rawHeaders: ['Host', '127.0.0.1', 'Authorization', header], query: {}, body: undefined, socket: {}, is: notForm, get: headerOf,
+    method: 'GET',
+    url: '/me',
+    originalUrl: '/me',
+    protocol: 'http',
+    headers: { host: '127.0.0.1', authorization: header },
+    rawHeaders: ['Host', '127.0.0.1', 'Authorization', header],
+    query: {},
+    body: undefined,
+    socket: {},
+    is: notForm,
+    get: headerOf,
   };
 }
 
 /** Run a middleware chain on one request; resolves (or returns at once) when the last one calls next(). */
 function runner(chain) {
   let failures = 0;
-  const res = { status: () => res, json: () => { failures++; return res; }, set: () => res, setHeader: () => undefined, end: () => { failures++; } };
+  const res = {
+    status: () => res,
+    json: () => {
+      failures++;
+      return res;
+    },
+    set: () => res,
+    setHeader: () => undefined,
+    end: () => {
+      failures++;
+    },
+  };
   const run = (req) => {
     let done = false;
     let wake;
@@ -147,7 +245,11 @@ function runner(chain) {
       chain[i](req, res, step(i + 1));
     };
     step(0)();
-    return done ? undefined : new Promise((resolve) => { wake = resolve; });
+    return done
+      ? undefined
+      : new Promise((resolve) => {
+          wake = resolve;
+        });
   };
   return { run, failures: () => failures };
 }
@@ -173,9 +275,18 @@ async function main() {
   const fixtures = await loadFixtures(dist);
   const results = {};
   for (const alg of algsArg ? algsArg.split(',') : ALGS) {
-    const ctx = { alg, dist, baseDist: BASELINE, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience };
+    const ctx = {
+      alg,
+      dist,
+      baseDist: BASELINE,
+      keys: fixtures.keys,
+      issuer: fixtures.issuer,
+      audience: fixtures.audience,
+    };
     const pool = fixtures.pools[alg].map((t) => `Bearer ${t}`);
-    const scenarios = SCENARIOS.filter((s) => (!scenariosArg || scenariosArg.split(',').includes(s.name)) && !s.unsupported?.includes(alg)).map((s) => {
+    const scenarios = SCENARIOS.filter(
+      (s) => (!scenariosArg || scenariosArg.split(',').includes(s.name)) && !s.unsupported?.includes(alg),
+    ).map((s) => {
       const { run, failures } = runner(s.build(ctx));
       return { ...s, run, failures, headers: s.hot ? [pool[0]] : pool, cursor: 0, cpu: [] };
     });

@@ -21,7 +21,12 @@ const FLOOD = Number(process.argv[2] ?? 120_000);
 /** Run one request; the status it got (200 when next() was called). */
 function send(middleware, req) {
   let status = 0;
-  const res = { status: (s) => ((status = s), res), setHeader: () => undefined, json: () => undefined, headersSent: false };
+  const res = {
+    status: (s) => ((status = s), res),
+    setHeader: () => undefined,
+    json: () => undefined,
+    headersSent: false,
+  };
   middleware(req, res, () => (status = 200));
   return status;
 }
@@ -40,17 +45,27 @@ const cpu = (fn, n) => {
 
 async function main() {
   const issuer = await createTestIssuer({ alg: 'ES256', dpop: true });
-  const middleware = createTokenAuth({ ...issuer.options, dpop: { iatWindow: '10m' } }).requireVerifiedUser(['identify']);
+  const middleware = createTokenAuth({ ...issuer.options, dpop: { iatWindow: '10m' } }).requireVerifiedUser([
+    'identify',
+  ]);
   const flooder = issuer.holder;
   const floodToken = issuer.sign();
   const victim = createDpopHolder('ES256');
   const victimToken = issuer.sign({ cnf: { jkt: victim.jkt } });
-  const victimRequest = () => requestFor(`DPoP ${victimToken}`, victim.proof({ method: 'GET', url: ORDERS_URL, token: victimToken }));
+  const victimRequest = () =>
+    requestFor(`DPoP ${victimToken}`, victim.proof({ method: 'GET', url: ORDERS_URL, token: victimToken }));
 
   const made = Date.now();
   const iat = Math.floor(Date.now() / 1000) + 4;
-  const flood = Array.from({ length: FLOOD }, () => requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: ORDERS_URL, token: floodToken, claims: { iat } })));
-  console.log(`node ${process.version}, ${dist}: ${FLOOD} flood proofs signed in ${((Date.now() - made) / 1000).toFixed(1)} s`);
+  const flood = Array.from({ length: FLOOD }, () =>
+    requestFor(
+      `DPoP ${floodToken}`,
+      flooder.proof({ method: 'GET', url: ORDERS_URL, token: floodToken, claims: { iat } }),
+    ),
+  );
+  console.log(
+    `node ${process.version}, ${dist}: ${FLOOD} flood proofs signed in ${((Date.now() - made) / 1000).toFixed(1)} s`,
+  );
 
   const start = process.hrtime.bigint();
   let accepted = 0;
@@ -61,18 +76,25 @@ async function main() {
     else refused++;
     if (i % 1000 === 999 && victimRefusedAt === undefined) {
       const status = send(middleware, victimRequest());
-      if (status !== 200) victimRefusedAt = { proofs: i + 1, seconds: Number(process.hrtime.bigint() - start) / 1e9, status };
+      if (status !== 200)
+        victimRefusedAt = { proofs: i + 1, seconds: Number(process.hrtime.bigint() - start) / 1e9, status };
     }
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   console.log(`flood: ${accepted} accepted, ${refused} refused in ${seconds.toFixed(1)} s`);
-  console.log(victimRefusedAt === undefined
-    ? `victim: never refused (every 1 000th request of ${FLOOD} answered 200)`
-    : `victim: first refused (${victimRefusedAt.status}) after ${victimRefusedAt.proofs} flood proofs, ${victimRefusedAt.seconds.toFixed(1)} s`);
+  console.log(
+    victimRefusedAt === undefined
+      ? `victim: never refused (every 1 000th request of ${FLOOD} answered 200)`
+      : `victim: first refused (${victimRefusedAt.status}) after ${victimRefusedAt.proofs} flood proofs, ${victimRefusedAt.seconds.toFixed(1)} s`,
+  );
 
-  const more = Array.from({ length: 200 }, () => requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: ORDERS_URL, token: floodToken })));
+  const more = Array.from({ length: 200 }, () =>
+    requestFor(`DPoP ${floodToken}`, flooder.proof({ method: 'GET', url: ORDERS_URL, token: floodToken })),
+  );
   let k = 0;
-  console.log(`with the flood standing, median CPU µs: flood request ${cpu(() => send(middleware, more[k++]), more.length)}, victim request ${cpu(() => send(middleware, victimRequest()), 200)}`);
+  console.log(
+    `with the flood standing, median CPU µs: flood request ${cpu(() => send(middleware, more[k++]), more.length)}, victim request ${cpu(() => send(middleware, victimRequest()), 200)}`,
+  );
 
   const store = createMemoryReplayStore({ clock: () => 1000 });
   for (let i = 0; i < 100_000; i++) store.claimOnce(`live-${i}`, 1060);
@@ -86,7 +108,10 @@ async function main() {
   console.log(`claimOnce on a full store of 100 000 live ids: median ${full} µs CPU`);
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -32,7 +32,13 @@ function thumbprint(jwk) {
 
 /** A proof signed by nobody: right in every claim, with a random signature one byte shorter than the modulus. */
 function hostileProof(jwk, token, modulusBytes) {
-  const payload = { htm: 'GET', htu: ORDERS_URL, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath: createHash('sha256').update(token).digest('base64url') };
+  const payload = {
+    htm: 'GET',
+    htu: ORDERS_URL,
+    iat: Math.floor(Date.now() / 1000),
+    jti: randomUUID(),
+    ath: createHash('sha256').update(token).digest('base64url'),
+  };
   const signature = Buffer.concat([Buffer.from([0]), randomBytes(modulusBytes - 1)]).toString('base64url');
   return `${b64({ typ: 'dpop+jwt', alg: 'RS256', jwk })}.${b64(payload)}.${signature}`;
 }
@@ -45,7 +51,8 @@ function cpuMicrosPerRequest(middleware, requests, expectFailures) {
   const before = process.cpuUsage();
   for (const req of requests) middleware(req, res, () => undefined);
   const used = process.cpuUsage(before);
-  if (failures !== (expectFailures ? requests.length : 0)) throw new Error(`${failures} of ${requests.length} requests refused`);
+  if (failures !== (expectFailures ? requests.length : 0))
+    throw new Error(`${failures} of ${requests.length} requests refused`);
   return (used.user + used.system) / requests.length;
 }
 
@@ -58,11 +65,24 @@ async function main() {
     'RSA 16 384-bit modulus': { jwk: { kty: 'RSA', n: oddNumber(16384), e: 'AQAB' }, bytes: 2048 },
     'RSA 3 064-bit exponent': { jwk: { kty: 'RSA', n: oddNumber(3072), e: oddNumber(3064) }, bytes: 384 },
   };
-  const scenarios = { 'ES256 proof, good': () => [false, Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${token}`, holder.proof({ method: 'GET', url: ORDERS_URL, token })))] };
+  const scenarios = {
+    'ES256 proof, good': () => [
+      false,
+      Array.from({ length: REQUESTS }, () =>
+        requestFor(`DPoP ${token}`, holder.proof({ method: 'GET', url: ORDERS_URL, token })),
+      ),
+    ],
+  };
   for (const [name, { jwk, bytes }] of Object.entries(keys)) {
-    scenarios[`${name}, token bound to another key`] = () => [true, Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${token}`, hostileProof(jwk, token, bytes)))];
+    scenarios[`${name}, token bound to another key`] = () => [
+      true,
+      Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${token}`, hostileProof(jwk, token, bytes))),
+    ];
     const bound = issuer.sign({ cnf: { jkt: thumbprint(jwk) } });
-    scenarios[`${name}, token bound to it`] = () => [true, Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${bound}`, hostileProof(jwk, bound, bytes)))];
+    scenarios[`${name}, token bound to it`] = () => [
+      true,
+      Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${bound}`, hostileProof(jwk, bound, bytes))),
+    ];
   }
   const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
   for (const name of Object.keys(scenarios)) {
@@ -75,7 +95,9 @@ async function main() {
       results[name].push(cpuMicrosPerRequest(middleware, requests, refused));
     }
   }
-  console.log(`node ${process.version}, ${dist}, ${ROUNDS} interleaved rounds x ${REQUESTS} requests, median CPU µs per request`);
+  console.log(
+    `node ${process.version}, ${dist}, ${ROUNDS} interleaved rounds x ${REQUESTS} requests, median CPU µs per request`,
+  );
   const good = median(results['ES256 proof, good']);
   for (const [name, values] of Object.entries(results)) {
     const m = median(values);
@@ -83,7 +105,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -12,7 +12,10 @@ const after = path.resolve(process.argv[3] ?? path.join(__dirname, '..', 'dist')
 const ROUNDS = Number(process.argv[4] ?? 7);
 const MAX = 100_000;
 const BATCH = 2000;
-const builds = [['before', before], ['after', after]].map(([name, dist]) => [name, require(`${dist}/dpop/replay.js`).createMemoryReplayStore]);
+const builds = [
+  ['before', before],
+  ['after', after],
+].map(([name, dist]) => [name, require(`${dist}/dpop/replay.js`).createMemoryReplayStore]);
 
 let ids = 0;
 const claim = (store, key) => {
@@ -66,12 +69,16 @@ const scenarios = {
   },
 };
 
-console.log(`node ${process.version}; before ${before}; after ${after}; ${ROUNDS} interleaved rounds of ${BATCH} claims`);
+console.log(
+  `node ${process.version}; before ${before}; after ${after}; ${ROUNDS} interleaved rounds of ${BATCH} claims`,
+);
 for (const [name, create] of builds) {
   const store = flooded(create);
   const free = MAX - store.size;
   const fresh = Array.from({ length: 20 }, () => claim(store, 'one-fresh-key'));
-  console.log(`${name}: ten keys flooding leave ${free} of ${MAX} free; a fresh key's 20 claims: ${[...new Set(fresh)].join(', ')}`);
+  console.log(
+    `${name}: ten keys flooding leave ${free} of ${MAX} free; a fresh key's 20 claims: ${[...new Set(fresh)].join(', ')}`,
+  );
 }
 for (const [label, make] of Object.entries(scenarios)) {
   const samples = { before: [], after: [] };
@@ -82,5 +89,7 @@ for (const [label, make] of Object.entries(scenarios)) {
     }
   }
   const [b, a] = [median(samples.before), median(samples.after)];
-  console.log(`${label}: before ${b.toFixed(0)} ns, after ${a.toFixed(0)} ns CPU per claimOnce (after ÷ before ${(a / b).toFixed(2)})`);
+  console.log(
+    `${label}: before ${b.toFixed(0)} ns, after ${a.toFixed(0)} ns CPU per claimOnce (after ÷ before ${(a / b).toFixed(2)})`,
+  );
 }

@@ -13,7 +13,11 @@ function requestFor(authorization, proof) {
     rawHeaders.push('DPoP', proof);
   }
   return {
-    method: 'GET', protocol: 'http', originalUrl: '/orders', headers, rawHeaders,
+    method: 'GET',
+    protocol: 'http',
+    originalUrl: '/orders',
+    headers,
+    rawHeaders,
     socket: { remoteAddress: '127.0.0.1' },
     app: { get: () => () => false },
     get: (name) => headers[name.toLowerCase()],

@@ -41,23 +41,37 @@ async function main() {
 
   const scenarios = {
     'Bearer, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${hotBearer}`))],
-    'DPoP, hot': () => ['hot', Array.from({ length: REQUESTS }, () => requestFor(`DPoP ${hotToken}`, holder.proof({ method: 'GET', url: ORDERS_URL, token: hotToken })))],
-    'Bearer, cold': () => ['cold', Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${issuer.sign({ cnf: undefined })}`))],
-    'DPoP, cold': () => ['cold', Array.from({ length: REQUESTS }, () => {
-      const h = coldHolders[coldIndex++ % coldHolders.length];
-      const token = issuer.sign({ cnf: { jkt: h.jkt } });
-      return requestFor(`DPoP ${token}`, h.proof({ method: 'GET', url: ORDERS_URL, token }));
-    })],
+    'DPoP, hot': () => [
+      'hot',
+      Array.from({ length: REQUESTS }, () =>
+        requestFor(`DPoP ${hotToken}`, holder.proof({ method: 'GET', url: ORDERS_URL, token: hotToken })),
+      ),
+    ],
+    'Bearer, cold': () => [
+      'cold',
+      Array.from({ length: REQUESTS }, () => requestFor(`Bearer ${issuer.sign({ cnf: undefined })}`)),
+    ],
+    'DPoP, cold': () => [
+      'cold',
+      Array.from({ length: REQUESTS }, () => {
+        const h = coldHolders[coldIndex++ % coldHolders.length];
+        const token = issuer.sign({ cnf: { jkt: h.jkt } });
+        return requestFor(`DPoP ${token}`, h.proof({ method: 'GET', url: ORDERS_URL, token }));
+      }),
+    ],
   };
   const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
-  for (const name of Object.keys(scenarios)) cpuMicrosPerRequest(middleware[scenarios[name]()[0]], scenarios[name]()[1].slice(0, 50)); // warm-up
+  for (const name of Object.keys(scenarios))
+    cpuMicrosPerRequest(middleware[scenarios[name]()[0]], scenarios[name]()[1].slice(0, 50)); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(scenarios)) {
       const [kind, requests] = scenarios[name]();
       results[name].push(cpuMicrosPerRequest(middleware[kind], requests));
     }
   }
-  console.log(`node ${process.version}, ${ROUNDS} interleaved rounds x ${REQUESTS} requests, median CPU µs per request (ES256 token, ES256 proof)`);
+  console.log(
+    `node ${process.version}, ${ROUNDS} interleaved rounds x ${REQUESTS} requests, median CPU µs per request (ES256 token, ES256 proof)`,
+  );
   const bearer = { hot: median(results['Bearer, hot']), cold: median(results['Bearer, cold']) };
   for (const [name, values] of Object.entries(results)) {
     const m = median(values);

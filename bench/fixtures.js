@@ -33,9 +33,10 @@ const b64url = (value) => Buffer.from(value).toString('base64url');
 function signJws(alg, header, payload, privateKey) {
   const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}`;
   const { digest, dsaEncoding } = SIGNING[alg];
-  const signature = alg === 'HS256'
-    ? crypto.createHmac('sha256', privateKey).update(input).digest()
-    : crypto.sign(digest, Buffer.from(input), dsaEncoding ? { key: privateKey, dsaEncoding } : privateKey);
+  const signature =
+    alg === 'HS256'
+      ? crypto.createHmac('sha256', privateKey).update(input).digest()
+      : crypto.sign(digest, Buffer.from(input), dsaEncoding ? { key: privateKey, dsaEncoding } : privateKey);
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -61,13 +62,25 @@ function generate(dist) {
     const now = Math.floor(Date.now() / 1000);
     const pools = {};
     for (const alg of ALGS) {
-      const signingKey = alg === 'HS256' ? crypto.createSecretKey(Buffer.from(keys.HS256.secret)) : crypto.createPrivateKey(keys[alg].privateKey);
+      const signingKey =
+        alg === 'HS256'
+          ? crypto.createSecretKey(Buffer.from(keys.HS256.secret))
+          : crypto.createPrivateKey(keys[alg].privateKey);
       const header = { alg, typ: 'JWT' };
       const pool = new Array(POOL_SIZE);
-      for (let i = 0; i < POOL_SIZE; i++) pool[i] = signJws(alg, header, shapeB(issuer.claims, now, LIFETIME, i), signingKey);
+      for (let i = 0; i < POOL_SIZE; i++)
+        pool[i] = signJws(alg, header, shapeB(issuer.claims, now, LIFETIME, i), signingKey);
       pools[alg] = pool;
     }
-    return issuer.close().then(() => ({ version: VERSION, created: now, expires: now + LIFETIME, issuer: ISSUER, audience: AUDIENCE, keys, pools }));
+    return issuer.close().then(() => ({
+      version: VERSION,
+      created: now,
+      expires: now + LIFETIME,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      keys,
+      pools,
+    }));
   });
 }
 
@@ -78,7 +91,12 @@ function generate(dist) {
 async function loadFixtures(dist, log = () => undefined) {
   try {
     const saved = JSON.parse(fs.readFileSync(FILE, 'utf8'));
-    if (saved.version === VERSION && saved.expires - Date.now() / 1000 > MIN_REMAINING && ALGS.every((a) => saved.pools[a]?.length === POOL_SIZE)) return saved;
+    if (
+      saved.version === VERSION &&
+      saved.expires - Date.now() / 1000 > MIN_REMAINING &&
+      ALGS.every((a) => saved.pools[a]?.length === POOL_SIZE)
+    )
+      return saved;
   } catch {
     // No saved fixtures yet (or unreadable): make them.
   }
@@ -104,7 +122,8 @@ function rawSignatureCheck(alg, keys) {
   const key = crypto.createPublicKey(keys[alg].publicKey);
   const { digest, dsaEncoding } = SIGNING[alg];
   const verifyKey = dsaEncoding ? { key, dsaEncoding } : key;
-  return (input, signature) => crypto.verify(digest, typeof input === 'string' ? Buffer.from(input) : input, verifyKey, signature);
+  return (input, signature) =>
+    crypto.verify(digest, typeof input === 'string' ? Buffer.from(input) : input, verifyKey, signature);
 }
 
 module.exports = { loadFixtures, signJws, rawSignatureCheck, ALGS, SIGNING, POOL_SIZE, ISSUER, AUDIENCE, TMP, FILE };

@@ -41,7 +41,8 @@ const UPSTREAM_MS = option('upstream-ms', 20);
 const ROUNDS = option('rounds', 5);
 const PER_ROUND = option('per-round', 200);
 const REVOCATIONS = option('revocations', 20);
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const percentile = (values, p) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const median = (values) => percentile(values, 0.5);
 
 const issued = new Map();
@@ -49,7 +50,10 @@ let delayMs = UPSTREAM_MS;
 function identityService(req, res) {
   const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
   const claims = token === undefined ? undefined : issued.get(token);
-  const answer = () => (claims === undefined ? json(res, 401, { status: 'error', message: 'Invalid access token' }) : json(res, 200, claims));
+  const answer = () =>
+    claims === undefined
+      ? json(res, 401, { status: 'error', message: 'Invalid access token' })
+      : json(res, 200, claims);
   if (delayMs > 0) setTimeout(answer, delayMs);
   else answer();
 }
@@ -61,35 +65,49 @@ function issue() {
 
 async function fleetCalls(redis, upstream, label, extra) {
   const config = {
-    redisUrl: redis.url, client: 'redis', key: { upstream: upstream.origin, breaker: false }, issuer: ISSUER, audience: AUDIENCE,
-    revocation: false, prefix: `bench-${randomUUID().slice(0, 8)}:`, ...extra,
+    redisUrl: redis.url,
+    client: 'redis',
+    key: { upstream: upstream.origin, breaker: false },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    revocation: false,
+    prefix: `bench-${randomUUID().slice(0, 8)}:`,
+    ...extra,
   };
   const instances = await Promise.all([config, { ...config, client: 'ioredis' }, config].map((c) => startInstance(c)));
-  await Promise.all(instances.map((i) => i.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })));
+  await Promise.all(
+    instances.map((i) => i.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })),
+  );
   upstream.reset();
   let requests = 0;
   let wrong = 0;
   const slowest = [];
   for (let wave = 0; wave < Math.ceil(TOKENS / PARALLEL); wave++) {
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, TOKENS - wave * PARALLEL) }, async () => {
-      const token = issue();
-      const started = performance.now();
-      const burst = await Promise.all(instances.map(async (instance) => {
-        const answer = await instance.get(token);
-        return { status: answer.status, ms: performance.now() - started };
-      }));
-      slowest.push(Math.max(...burst.map((b) => b.ms)));
-      requests += 3;
-      wrong += burst.filter((b) => b.status !== 200).length;
-      for (let i = 0; i < 7; i++) {
-        requests++;
-        if ((await instances[i % 3].get(token)).status !== 200) wrong++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL, TOKENS - wave * PARALLEL) }, async () => {
+        const token = issue();
+        const started = performance.now();
+        const burst = await Promise.all(
+          instances.map(async (instance) => {
+            const answer = await instance.get(token);
+            return { status: answer.status, ms: performance.now() - started };
+          }),
+        );
+        slowest.push(Math.max(...burst.map((b) => b.ms)));
+        requests += 3;
+        wrong += burst.filter((b) => b.status !== 200).length;
+        for (let i = 0; i < 7; i++) {
+          requests++;
+          if ((await instances[i % 3].get(token)).status !== 200) wrong++;
+        }
+      }),
+    );
   }
   const calls = upstream.requests;
   await stopAllInstances();
-  console.log(`   ${label.padEnd(44)} ${String(Math.round((calls / requests) * 1000)).padStart(4)} calls per 1 000 requests (${calls} for ${requests}; ${(calls / TOKENS).toFixed(2)} per token), slowest answer of a burst: median ${median(slowest).toFixed(1)} ms, p95 ${percentile(slowest, 0.95).toFixed(1)} ms${wrong ? `, ${wrong} not 200` : ''}`);
+  console.log(
+    `   ${label.padEnd(44)} ${String(Math.round((calls / requests) * 1000)).padStart(4)} calls per 1 000 requests (${calls} for ${requests}; ${(calls / TOKENS).toFixed(2)} per token), slowest answer of a burst: median ${median(slowest).toFixed(1)} ms, p95 ${percentile(slowest, 0.95).toFixed(1)} ms${wrong ? `, ${wrong} not 200` : ''}`,
+  );
 }
 
 async function latency(redis, upstream) {
@@ -123,12 +141,17 @@ async function latency(redis, upstream) {
   writer.close();
   store.close();
   client.disconnect();
-  const line = (label, values) => console.log(`   ${label.padEnd(62)} median ${median(values).toFixed(0).padStart(5)} µs, p95 ${percentile(values, 0.95).toFixed(0).padStart(5)} µs`);
+  const line = (label, values) =>
+    console.log(
+      `   ${label.padEnd(62)} median ${median(values).toFixed(0).padStart(5)} µs, p95 ${percentile(values, 0.95).toFixed(0).padStart(5)} µs`,
+    );
   console.log(`2. one verification in-process (${ROUNDS} interleaved rounds of ${PER_ROUND} tokens):`);
   line('local cache hit', rows.hit);
   line('shared-cache hit (cold instance, verdict in Redis)', rows.shared);
   line('local miss, no sharing (loopback upstream answering at once)', rows.miss);
-  console.log(`   a shared-cache hit adds ${(median(rows.shared) - median(rows.hit)).toFixed(0)} µs to a local hit and saves ${(median(rows.miss) - median(rows.shared)).toFixed(0)} µs of a local miss (medians)`);
+  console.log(
+    `   a shared-cache hit adds ${(median(rows.shared) - median(rows.hit)).toFixed(0)} µs to a local hit and saves ${(median(rows.miss) - median(rows.shared)).toFixed(0)} µs of a local miss (medians)`,
+  );
 }
 
 /** Until `condition` holds, polling every 5 ms (at most `limitMs`); the milliseconds it took. */
@@ -143,9 +166,20 @@ async function waitFor(limitMs, condition) {
 
 async function topologyFleet(upstream, label, where) {
   delayMs = UPSTREAM_MS;
-  const config = { ...where, client: 'redis', key: { upstream: upstream.origin, timeout: '1s' }, issuer: ISSUER, audience: AUDIENCE, revocation: true, shared: true, prefix: `bench-${randomUUID().slice(0, 8)}:` };
+  const config = {
+    ...where,
+    client: 'redis',
+    key: { upstream: upstream.origin, timeout: '1s' },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    revocation: true,
+    shared: true,
+    prefix: `bench-${randomUUID().slice(0, 8)}:`,
+  };
   const instances = await Promise.all([config, { ...config, client: 'ioredis' }, config].map((c) => startInstance(c)));
-  await waitFor(20_000, async () => (await Promise.all(instances.map((i) => i.call('stats')))).every((s) => s.revocation.loaded));
+  await waitFor(20_000, async () =>
+    (await Promise.all(instances.map((i) => i.call('stats')))).every((s) => s.revocation.loaded),
+  );
   upstream.reset();
   const tokens = Array.from({ length: REVOCATIONS }, issue);
   for (const token of tokens) await Promise.all(instances.map((i) => i.get(token)));
@@ -155,10 +189,14 @@ async function topologyFleet(upstream, label, where) {
     const claims = issued.get(token);
     const started = performance.now();
     await instances[n % 3].call('revoke', { jti: claims.jti, exp: claims.exp });
-    await waitFor(5000, async () => (await Promise.all(instances.map((i) => i.get(token)))).every((a) => a.status === 401));
+    await waitFor(5000, async () =>
+      (await Promise.all(instances.map((i) => i.get(token)))).every((a) => a.status === 401),
+    );
     propagation.push(performance.now() - started);
   }
-  console.log(`   ${label}: ${calls} upstream calls for ${tokens.length} bursts of one new token to all three; revocation until all three refuse over HTTP: median ${median(propagation).toFixed(1)} ms, max ${Math.max(...propagation).toFixed(1)} ms (${REVOCATIONS})`);
+  console.log(
+    `   ${label}: ${calls} upstream calls for ${tokens.length} bursts of one new token to all three; revocation until all three refuse over HTTP: median ${median(propagation).toFixed(1)} ms, max ${Math.max(...propagation).toFixed(1)} ms (${REVOCATIONS})`,
+  );
   return instances;
 }
 
@@ -173,7 +211,9 @@ async function topologies(upstream) {
   }
   const sentinel = await startRedisSentinel();
   try {
-    const instances = await topologyFleet(upstream, 'Sentinel, master + replica', { sentinel: { sentinels: sentinel.sentinels, name: sentinel.name } });
+    const instances = await topologyFleet(upstream, 'Sentinel, master + replica', {
+      sentinel: { sentinels: sentinel.sentinels, name: sentinel.name },
+    });
     const good = issue();
     const revoked = issue();
     for (const token of [good, revoked]) await Promise.all(instances.map((i) => i.get(token)));
@@ -184,7 +224,10 @@ async function topologies(upstream) {
     let running = true;
     const traffic = instances.map(async (instance) => {
       while (running) {
-        for (const [token, expected] of [[good, 200], [revoked, 401]]) {
+        for (const [token, expected] of [
+          [good, 200],
+          [revoked, 401],
+        ]) {
           const { status } = await instance.get(token);
           if (status === expected) answers.right++;
           else if (status === 503) answers.unavailable++;
@@ -195,19 +238,30 @@ async function topologies(upstream) {
     const killed = performance.now();
     await sentinel.killMaster();
     const named = performance.now() - killed;
-    await waitFor(30_000, async () => (await Promise.all(instances.map((i) => i.call('stats')))).every((s) => s.revocation.available));
+    await waitFor(30_000, async () =>
+      (await Promise.all(instances.map((i) => i.call('stats')))).every((s) => s.revocation.available),
+    );
     const back = performance.now() - killed;
     // A revocation after the failover, through the node-redis Sentinel client (asked again while it reconnects).
     const after = issue();
     await Promise.all(instances.map((i) => i.get(after)));
     const afterClaims = issued.get(after);
     const started = performance.now();
-    await waitFor(10_000, () => instances[2].call('revoke', { jti: afterClaims.jti, exp: afterClaims.exp }).then(() => true, () => false));
-    await waitFor(5000, async () => (await Promise.all(instances.map((i) => i.get(after)))).every((a) => a.status === 401));
+    await waitFor(10_000, () =>
+      instances[2].call('revoke', { jti: afterClaims.jti, exp: afterClaims.exp }).then(
+        () => true,
+        () => false,
+      ),
+    );
+    await waitFor(5000, async () =>
+      (await Promise.all(instances.map((i) => i.get(after)))).every((a) => a.status === 401),
+    );
     const firstRevocation = performance.now() - started;
     running = false;
     await Promise.all(traffic);
-    console.log(`   Sentinel failover (master SIGKILLed, down-after 500 ms): new master named after ${(named / 1000).toFixed(2)} s, every instance's list available again after ${(back / 1000).toFixed(2)} s; answers meanwhile: ${answers.right} right, ${answers.wrong} wrong, ${answers.unavailable} 503; first revocation after it refused everywhere in ${firstRevocation.toFixed(0)} ms`);
+    console.log(
+      `   Sentinel failover (master SIGKILLed, down-after 500 ms): new master named after ${(named / 1000).toFixed(2)} s, every instance's list available again after ${(back / 1000).toFixed(2)} s; answers meanwhile: ${answers.right} right, ${answers.wrong} wrong, ${answers.unavailable} 503; first revocation after it refused everywhere in ${firstRevocation.toFixed(0)} ms`,
+    );
   } finally {
     await stopAllInstances();
     await sentinel.close();
@@ -218,7 +272,9 @@ async function main() {
   const redis = await startRedisServer();
   const upstream = await startLoopbackServer(identityService);
   try {
-    console.log(`1. a fleet of 3 processes, ${TOKENS} new tokens (${PARALLEL} at a time), each sent to all three at once then used 7 more times; upstream answers after ${UPSTREAM_MS} ms:`);
+    console.log(
+      `1. a fleet of 3 processes, ${TOKENS} new tokens (${PARALLEL} at a time), each sent to all three at once then used 7 more times; upstream answers after ${UPSTREAM_MS} ms:`,
+    );
     await fleetCalls(redis, upstream, 'no sharing', { shared: false });
     await fleetCalls(redis, upstream, 'shared verdicts, no single flight', { shared: true, flight: false });
     await fleetCalls(redis, upstream, 'shared verdicts + single flight', { shared: true });

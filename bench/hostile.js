@@ -23,7 +23,9 @@ const { createHmac, generateKeyPairSync, randomBytes } = require('node:crypto');
 const args = process.argv.slice(2);
 const partsAt = args.indexOf('--parts');
 const parts = new Set(partsAt >= 0 ? args[partsAt + 1].split(',') : ['cache', 'jwks', 'upstream']);
-const root = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--parts') ?? path.join(__dirname, '..'));
+const root = path.resolve(
+  args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--parts') ?? path.join(__dirname, '..'),
+);
 require(path.join(root, 'scripts/ts-register'));
 const { createTokenAuth } = require(path.join(root, 'lib'));
 const { jwksKeySource } = require(path.join(root, 'lib/keys/jwks'));
@@ -35,7 +37,15 @@ function sign(payload, secret = SECRET) {
   const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}`;
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
-const claims = (i, extra = {}) => ({ iss: 'i', aud: 'a', sub: `u${i}`, iat: NOW, exp: NOW + 3600, jti: `j${i}`, ...extra });
+const claims = (i, extra = {}) => ({
+  iss: 'i',
+  aud: 'a',
+  sub: `u${i}`,
+  iat: NOW,
+  exp: NOW + 3600,
+  jti: `j${i}`,
+  ...extra,
+});
 
 async function cacheFlood(label, flood) {
   const auth = createTokenAuth({ key: { secret: SECRET }, issuer: 'i', audience: 'a', claims: 'jwt' });
@@ -47,7 +57,13 @@ async function cacheFlood(label, flood) {
   for (const token of flood()) await auth.verify(token).catch(() => undefined);
   const before = auth.stats().hits;
   for (const token of users) await auth.verify(token);
-  const result = { part: 'cache', flood: label, usersCached: users.length, userHitsAfter: auth.stats().hits - before, sizeAfter: auth.stats().size };
+  const result = {
+    part: 'cache',
+    flood: label,
+    usersCached: users.length,
+    userHitsAfter: auth.stats().hits - before,
+    sizeAfter: auth.stats().size,
+  };
   auth.close();
   return result;
 }
@@ -62,7 +78,13 @@ async function jwksRefetch(n) {
   const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   let now = 1000;
-  const source = jwksKeySource({ url: new URL(`http://127.0.0.1:${server.address().port}/jwks`), cooldown: 0, timeout: 600, algorithms: undefined, clock: () => now });
+  const source = jwksKeySource({
+    url: new URL(`http://127.0.0.1:${server.address().port}/jwks`),
+    cooldown: 0,
+    timeout: 600,
+    algorithms: undefined,
+    clock: () => now,
+  });
   await Promise.resolve(source.keyFor({ alg: 'ES256', kid: 'first' }, {})).catch(() => undefined);
   let last = performance.now();
   let longest = 0;
@@ -88,7 +110,14 @@ async function jwksRefetch(n) {
   const used = process.cpuUsage(cpu);
   source.close();
   server.close();
-  return { part: 'jwks', keys: n, bytes: body.length, refetchMs: Math.round(refetchMs), longestStallMs: Math.round(longest), kidlessChoiceCpuUs: +((used.user + used.system) / 1000).toFixed(1) };
+  return {
+    part: 'jwks',
+    keys: n,
+    bytes: body.length,
+    refetchMs: Math.round(refetchMs),
+    longestStallMs: Math.round(longest),
+    kidlessChoiceCpuUs: +((used.user + used.system) / 1000).toFixed(1),
+  };
 }
 
 async function hangingUpstream() {
@@ -104,16 +133,28 @@ async function hangingUpstream() {
   const onWarning = (w) => warnings.add(w.name);
   process.on('warning', onWarning);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const auth = createTokenAuth({ key: { upstream: `http://127.0.0.1:${server.address().port}`, timeout: 1 }, issuer: 'i', audience: 'a' });
+  const auth = createTokenAuth({
+    key: { upstream: `http://127.0.0.1:${server.address().port}`, timeout: 1 },
+    issuer: 'i',
+    audience: 'a',
+  });
   const waits = [];
   const answers = {};
   const jobs = [];
   for (let i = 0; i < 300; i++) {
     const started = performance.now();
-    jobs.push(auth.verify(`token${i}-${randomBytes(8).toString('hex')}`).then(() => 'ok', (err) => `${err.code}:${err.reason}`).then((answer) => {
-      waits.push(performance.now() - started);
-      answers[answer] = (answers[answer] ?? 0) + 1;
-    }));
+    jobs.push(
+      auth
+        .verify(`token${i}-${randomBytes(8).toString('hex')}`)
+        .then(
+          () => 'ok',
+          (err) => `${err.code}:${err.reason}`,
+        )
+        .then((answer) => {
+          waits.push(performance.now() - started);
+          answers[answer] = (answers[answer] ?? 0) + 1;
+        }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   await Promise.all(jobs);
@@ -121,19 +162,30 @@ async function hangingUpstream() {
   server.closeAllConnections();
   server.close();
   process.off('warning', onWarning);
-  return { part: 'upstream', tokens: 300, mostSocketsOpen: mostOpen, waitedWholeTimeout: waits.filter((w) => w >= 900).length, answers, warnings: [...warnings] };
+  return {
+    part: 'upstream',
+    tokens: 300,
+    mostSocketsOpen: mostOpen,
+    waitedWholeTimeout: waits.filter((w) => w >= 900).length,
+    answers,
+    warnings: [...warnings],
+  };
 }
 
 async function main() {
   const out = [];
   if (parts.has('cache')) {
-    out.push(await cacheFlood('10 000 distinct garbage tokens', function* garbage() {
-      for (let i = 0; i < 10_000; i++) yield `${randomBytes(12).toString('base64url')}.x.y`;
-    }));
+    out.push(
+      await cacheFlood('10 000 distinct garbage tokens', function* garbage() {
+        for (let i = 0; i < 10_000; i++) yield `${randomBytes(12).toString('base64url')}.x.y`;
+      }),
+    );
     const pad = 'x'.repeat(11_000);
-    out.push(await cacheFlood('1 100 forged ~15 KB tokens', function* forged() {
-      for (let i = 0; i < 1100; i++) yield sign(claims(i, { pad }), 'another-secret-that-is-long-enough-too!');
-    }));
+    out.push(
+      await cacheFlood('1 100 forged ~15 KB tokens', function* forged() {
+        for (let i = 0; i < 1100; i++) yield sign(claims(i, { pad }), 'another-secret-that-is-long-enough-too!');
+      }),
+    );
   }
   if (parts.has('jwks')) out.push(await jwksRefetch(8000));
   if (parts.has('upstream')) out.push(await hangingUpstream());

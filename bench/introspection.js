@@ -24,7 +24,8 @@ function option(name, fallback) {
 }
 const REPS = option('reps', 3);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const percentile = (values, p) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 function introspecting(as, extra = {}) {
   return createTokenAuth({
@@ -78,7 +79,10 @@ async function revocationDelay(as, ttl) {
       await as.revoke(token);
       const revokedAt = performance.now();
       for (let tries = 0; tries < 400; tries++) {
-        const refused = await auth.verify(token).then(() => false, () => true);
+        const refused = await auth.verify(token).then(
+          () => false,
+          () => true,
+        );
         if (refused) break;
         await sleep(50);
       }
@@ -114,15 +118,20 @@ async function main() {
     console.log('| distinct tokens | cache on (default) | cache: false |');
     console.log('|---|---|---|');
     for (const distinct of [10, 100]) {
-      console.log(`| ${distinct} | ${await perThousand(as, distinct, true)} | ${await perThousand(as, distinct, false)} |`);
+      console.log(
+        `| ${distinct} | ${await perThousand(as, distinct, true)} | ${await perThousand(as, distinct, false)} |`,
+      );
     }
 
     console.log('\n## Calls per token for 5 minutes of one request a second (simulated clock)\n');
     console.log('| cache.ttl | calls |');
     console.log('|---|---|');
-    for (const ttl of [0, 10, 30, 60, 600]) console.log(`| ${ttl === 0 ? 'cache: false' : `${ttl} s`} | ${await steadyTraffic(as, ttl)} |`);
+    for (const ttl of [0, 10, 30, 60, 600])
+      console.log(`| ${ttl === 0 ? 'cache: false' : `${ttl} s`} | ${await steadyTraffic(as, ttl)} |`);
 
-    console.log(`\n## Revocation delay (revoked at the provider right after the token was cached; ${REPS} runs, polled every 50 ms)\n`);
+    console.log(
+      `\n## Revocation delay (revoked at the provider right after the token was cached; ${REPS} runs, polled every 50 ms)\n`,
+    );
     console.log('| cache.ttl | median | max |');
     console.log('|---|---|---|');
     for (const ttl of [0, 1, 2, 5]) {
@@ -131,7 +140,9 @@ async function main() {
     }
 
     const { median, p95 } = await callTime(as);
-    console.log(`\n## One introspection call (loopback, cache: false, 200 calls): median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`);
+    console.log(
+      `\n## One introspection call (loopback, cache: false, 200 calls): median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`,
+    );
   } finally {
     await as.close();
   }

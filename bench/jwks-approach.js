@@ -24,7 +24,11 @@ const SECONDS = Number(process.argv[2] ?? 0.3);
 const SAMPLES = 5;
 
 function build() {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
 }
 
 /** Median ns per call of fn(i) (sync, or async when it returns a promise). */
@@ -85,7 +89,14 @@ function packageBytes(dir) {
 function requireMs(target) {
   const runs = [];
   for (let i = 0; i < 5; i++) {
-    const out = execFileSync(process.execPath, ['-e', `const t=process.hrtime.bigint();require(${JSON.stringify(target)});console.log(Number(process.hrtime.bigint()-t)/1e6)`], { cwd: ROOT });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const t=process.hrtime.bigint();require(${JSON.stringify(target)});console.log(Number(process.hrtime.bigint()-t)/1e6)`,
+      ],
+      { cwd: ROOT },
+    );
     runs.push(Number(out.toString()));
   }
   return median(runs);
@@ -107,13 +118,26 @@ async function main() {
   const header = { alg: 'RS256', kid: 'rsa-1' };
   const now = Math.floor(Date.now() / 1000);
   const payload = {
-    iss: 'bench', aud: 'bench', iat: now, exp: now + 3600, jti: 'j', scopes: ['identify'], providers: {},
-    metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'bench' }, sub: null,
+    iss: 'bench',
+    aud: 'bench',
+    iat: now,
+    exp: now + 3600,
+    jti: 'j',
+    scopes: ['identify'],
+    providers: {},
+    metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'bench' },
+    sub: null,
   };
   const token = jwt.sign(payload, rsa.privateKey, { algorithm: 'RS256', keyid: 'rsa-1' });
   const verifyOptions = { algorithms: ['RS256'] };
 
-  const ours = jwksKeySource({ url: new URL(server.uri), cooldown: 30, timeout: 5, algorithms: undefined, clock: () => Date.now() / 1000 });
+  const ours = jwksKeySource({
+    url: new URL(server.uri),
+    cooldown: 30,
+    timeout: 5,
+    algorithms: undefined,
+    clock: () => Date.now() / 1000,
+  });
   await ours.keyFor({ alg: 'RS256', kid: 'nope' }).catch(() => undefined); // warm: one fetch
   const client = new JwksClient({ jwksUri: server.uri });
   await client.getSigningKey('rsa-1'); // warm
@@ -127,14 +151,24 @@ async function main() {
   };
   const verify = {
     ours: await time(() => jwt.verify(token, ours.keyFor(header), verifyOptions)),
-    rsa: await time(() => client.getSigningKey('rsa-1').then((k) => jwt.verify(token, k.getPublicKey(), verifyOptions))),
+    rsa: await time(() =>
+      client.getSigningKey('rsa-1').then((k) => jwt.verify(token, k.getPublicKey(), verifyOptions)),
+    ),
     full: await time(() => auth.verify(token)),
   };
 
   // Concurrent misses on 20 distinct unknown kids (a flood of made-up kids), after warm-up.
   const before = server.requests;
-  const oursFlood = jwksKeySource({ url: new URL(server.uri), cooldown: 30, timeout: 5, algorithms: undefined, clock: () => Date.now() / 1000 });
-  await Promise.allSettled(Array.from({ length: 20 }, (_v, i) => oursFlood.keyFor({ alg: 'RS256', kid: `unknown-${i}` })));
+  const oursFlood = jwksKeySource({
+    url: new URL(server.uri),
+    cooldown: 30,
+    timeout: 5,
+    algorithms: undefined,
+    clock: () => Date.now() / 1000,
+  });
+  await Promise.allSettled(
+    Array.from({ length: 20 }, (_v, i) => oursFlood.keyFor({ alg: 'RS256', kid: `unknown-${i}` })),
+  );
   const oursFetches = server.requests - before;
   const mid = server.requests;
   const floodClient = new JwksClient({ jwksUri: server.uri });
@@ -143,7 +177,9 @@ async function main() {
   const limitedStart = server.requests;
   const limitedClient = new JwksClient({ jwksUri: server.uri, rateLimit: true, jwksRequestsPerMinute: 10 });
   const floodStart = Date.now();
-  const limited = await Promise.allSettled(Array.from({ length: 20 }, (_v, i) => limitedClient.getSigningKey(`unknown-${i}`)));
+  const limited = await Promise.allSettled(
+    Array.from({ length: 20 }, (_v, i) => limitedClient.getSigningKey(`unknown-${i}`)),
+  );
   const limitedSeconds = (Date.now() - floodStart) / 1000;
   const limitedFetches = server.requests - limitedStart;
   const rateLimited = limited.filter((r) => r.status === 'rejected' && r.reason?.name === 'JwksRateLimitError').length;
@@ -151,15 +187,29 @@ async function main() {
   // Known key during an outage once the key cache's max age has passed (jwks-rsa's default cacheMaxAge is 10 min;
   // shortened here to 100 ms; our source's max age is pushed past by its injectable clock).
   let fakeNow = Date.now() / 1000;
-  const oursOutage = jwksKeySource({ url: new URL(server.uri), cooldown: 30, timeout: 1, algorithms: undefined, clock: () => fakeNow });
+  const oursOutage = jwksKeySource({
+    url: new URL(server.uri),
+    cooldown: 30,
+    timeout: 1,
+    algorithms: undefined,
+    clock: () => fakeNow,
+  });
   await Promise.resolve(oursOutage.keyFor(header));
   const agedClient = new JwksClient({ jwksUri: server.uri, cacheMaxAge: 100, timeout: 1000 });
   await agedClient.getSigningKey('rsa-1');
   await server.stop();
   await new Promise((resolve) => setTimeout(resolve, 150));
   fakeNow += 601;
-  const oursKept = await Promise.resolve().then(() => oursOutage.keyFor(header)).then(() => 'still verifies', (e) => `fails (${e.code})`);
-  const rsaKept = await agedClient.getSigningKey('rsa-1').then(() => 'still verifies', (e) => `fails (${e.code ?? e.name})`);
+  const oursKept = await Promise.resolve()
+    .then(() => oursOutage.keyFor(header))
+    .then(
+      () => 'still verifies',
+      (e) => `fails (${e.code})`,
+    );
+  const rsaKept = await agedClient.getSigningKey('rsa-1').then(
+    () => 'still verifies',
+    (e) => `fails (${e.code ?? e.name})`,
+  );
   for (const source of [ours, oursFlood, oursOutage]) source.close();
   auth.close();
 
@@ -169,22 +219,47 @@ async function main() {
   const withJwks = runtimeClosure('jwks-rsa', ROOT, new Map(base));
   const added = [...withJwks].filter(([id]) => !base.has(id));
   const addedBytes = added.reduce((sum, [, dir]) => sum + packageBytes(dir), 0);
-  const ourBytes = ['jwks.js', 'bounded-fetch.js'].reduce((sum, f) => sum + fs.statSync(path.join(DIST, 'keys', f)).size, 0);
+  const ourBytes = ['jwks.js', 'bounded-fetch.js'].reduce(
+    (sum, f) => sum + fs.statSync(path.join(DIST, 'keys', f)).size,
+    0,
+  );
   const requireOurs = requireMs(path.join(DIST, 'keys', 'jwks.js'));
   const requireRsa = requireMs('jwks-rsa');
 
   const rows = [
     ['warm key lookup (per request)', fmt(lookup.ours), fmt(lookup.rsa), `${(lookup.rsa / lookup.ours).toFixed(0)}×`],
-    ['warm lookup → KeyObject', fmt(lookup.ours), fmt(lookup.rsaKeyObject), `${(lookup.rsaKeyObject / lookup.ours).toFixed(0)}×`],
-    ['lookup + jsonwebtoken.verify RS256', fmt(verify.ours), fmt(verify.rsa), `${(verify.rsa / verify.ours).toFixed(2)}×`],
-    ['fetches for 20 concurrent distinct unknown kids', String(oursFetches), `${rsaFetches} (with rateLimit 10/min: ${limitedFetches} fetches, ${rateLimited} JwksRateLimitError, last answer after ${limitedSeconds.toFixed(0)} s)`, ''],
+    [
+      'warm lookup → KeyObject',
+      fmt(lookup.ours),
+      fmt(lookup.rsaKeyObject),
+      `${(lookup.rsaKeyObject / lookup.ours).toFixed(0)}×`,
+    ],
+    [
+      'lookup + jsonwebtoken.verify RS256',
+      fmt(verify.ours),
+      fmt(verify.rsa),
+      `${(verify.rsa / verify.ours).toFixed(2)}×`,
+    ],
+    [
+      'fetches for 20 concurrent distinct unknown kids',
+      String(oursFetches),
+      `${rsaFetches} (with rateLimit 10/min: ${limitedFetches} fetches, ${rateLimited} JwksRateLimitError, last answer after ${limitedSeconds.toFixed(0)} s)`,
+      '',
+    ],
     ['known key in an outage after cache max age', oursKept, `${rsaKept} (unless cacheMaxAgeFallback is set)`, ''],
     ['runtime packages added', '0', `${added.length}: ${added.map(([id]) => id).join(', ')}`, ''],
-    ['bytes on disk added', `${(ourBytes / 1024).toFixed(1)} KiB (our compiled jwks.js + bounded-fetch.js)`, `${(addedBytes / 1024).toFixed(0)} KiB`, ''],
+    [
+      'bytes on disk added',
+      `${(ourBytes / 1024).toFixed(1)} KiB (our compiled jwks.js + bounded-fetch.js)`,
+      `${(addedBytes / 1024).toFixed(0)} KiB`,
+      '',
+    ],
     ['cold require', `${requireOurs.toFixed(1)} ms`, `${requireRsa.toFixed(1)} ms`, ''],
   ];
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  console.log(`\nJWKS approach, node ${process.version}, ${require('node:os').cpus().length} CPUs, ${SECONDS}s × ${SAMPLES} samples (median)\n`);
+  console.log(
+    `\nJWKS approach, node ${process.version}, ${require('node:os').cpus().length} CPUs, ${SECONDS}s × ${SAMPLES} samples (median)\n`,
+  );
   console.log(line(['measure', 'this package (fetch + createPublicKey)', 'jwks-rsa 4', 'jwks-rsa / ours']));
   console.log(line(['---', '---', '---', '---']));
   for (const row of rows) console.log(line(row));

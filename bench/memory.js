@@ -30,7 +30,9 @@ async function main() {
     const mem = process.memoryUsage();
     const stats = auth.stats();
     const row = { tokens, rss: mem.rss, heapUsed: mem.heapUsed, size: stats.size, evictions: stats.evictions };
-    process.stderr.write(`  ${tokens} tokens: rss ${(mem.rss / 1048576).toFixed(1)} MiB, heap ${(mem.heapUsed / 1048576).toFixed(1)} MiB, cache ${stats.size}\n`);
+    process.stderr.write(
+      `  ${tokens} tokens: rss ${(mem.rss / 1048576).toFixed(1)} MiB, heap ${(mem.heapUsed / 1048576).toFixed(1)} MiB, cache ${stats.size}\n`,
+    );
     return row;
   };
   const samples = [sample(0)];

@@ -19,7 +19,9 @@ const time = (fn) => nsPerCall(fn, timing);
 
 /** The signature check alone on pre-split, pre-decoded inputs. */
 function keyObject(alg, keys) {
-  return alg === 'HS256' ? crypto.createSecretKey(Buffer.from(keys.HS256.secret)) : crypto.createPublicKey(keys[alg].publicKey);
+  return alg === 'HS256'
+    ? crypto.createSecretKey(Buffer.from(keys.HS256.secret))
+    : crypto.createPublicKey(keys[alg].publicKey);
 }
 
 async function main() {
@@ -37,7 +39,11 @@ async function main() {
     const pool = fixtures.pools[alg];
     const n = pool.length;
     const key = alg === 'HS256' ? { secret: fixtures.keys.HS256.secret } : { publicKey: fixtures.keys[alg].publicKey };
-    const reqs = pool.map((t) => ({ method: 'GET', headers: { authorization: `Bearer ${t}` }, rawHeaders: ['Host', '127.0.0.1', 'Authorization', `Bearer ${t}`] }));
+    const reqs = pool.map((t) => ({
+      method: 'GET',
+      headers: { authorization: `Bearer ${t}` },
+      rawHeaders: ['Host', '127.0.0.1', 'Authorization', `Bearer ${t}`],
+    }));
     const next = () => undefined;
     const res = {};
 
@@ -59,9 +65,19 @@ async function main() {
     const ko = keyObject(alg, fixtures.keys);
     const jwtOptions = { algorithms: [alg], issuer: fixtures.issuer, audience: fixtures.audience };
     // jsonwebtoken 9 does not verify EdDSA.
-    if (alg !== 'EdDSA') add(alg, 'jsonwebtoken.verify (KeyObject)', await time((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()));
+    if (alg !== 'EdDSA')
+      add(
+        alg,
+        'jsonwebtoken.verify (KeyObject)',
+        await time((i) => sink.push(jwt.verify(pool[i % n], ko, jwtOptions)) && sink.pop()),
+      );
     const material = alg === 'HS256' ? fixtures.keys.HS256.secret : fixtures.keys[alg].publicKey;
-    const fast = createVerifier({ key: material, algorithms: [alg], allowedIss: fixtures.issuer, allowedAud: fixtures.audience });
+    const fast = createVerifier({
+      key: material,
+      algorithms: [alg],
+      allowedIss: fixtures.issuer,
+      allowedAud: fixtures.audience,
+    });
     add(alg, 'fast-jwt verify (no cache)', await time((i) => sink.push(fast(pool[i % n])) && sink.pop()));
 
     const raw = rawSignatureCheck(alg, fixtures.keys);
@@ -69,8 +85,13 @@ async function main() {
       const dot = t.lastIndexOf('.');
       return [Buffer.from(t.slice(0, dot)), Buffer.from(t.slice(dot + 1), 'base64url')];
     });
-    if (!split.slice(0, 4).every(([input, sig]) => raw(input, sig))) throw new Error('raw verifier rejected a valid token');
-    add(alg, `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'crypto.verify'} (the limit)`, await time((i) => raw(split[i % n][0], split[i % n][1])));
+    if (!split.slice(0, 4).every(([input, sig]) => raw(input, sig)))
+      throw new Error('raw verifier rejected a valid token');
+    add(
+      alg,
+      `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'crypto.verify'} (the limit)`,
+      await time((i) => raw(split[i % n][0], split[i % n][1])),
+    );
     hot.close();
     cold.close();
     off.close();

@@ -28,9 +28,18 @@ async function loop(dist, alg, mode, seconds) {
   const { createTokenAuth } = require(`${dist}/index.js`);
   const pool = fixtures.pools[alg];
   const key = alg === 'HS256' ? { secret: fixtures.keys.HS256.secret } : { publicKey: fixtures.keys[alg].publicKey };
-  const auth = createTokenAuth({ key, issuer: fixtures.issuer, audience: fixtures.audience, ...(mode === 'nocache' ? { cache: false } : {}) });
+  const auth = createTokenAuth({
+    key,
+    issuer: fixtures.issuer,
+    audience: fixtures.audience,
+    ...(mode === 'nocache' ? { cache: false } : {}),
+  });
   const mw = auth.requireVerifiedUser(['identify']);
-  const reqs = (mode === 'hot' ? pool.slice(0, 1) : pool).map((t) => ({ method: 'GET', headers: { authorization: `Bearer ${t}` }, rawHeaders: ['Host', '127.0.0.1', 'Authorization', `Bearer ${t}`] }));
+  const reqs = (mode === 'hot' ? pool.slice(0, 1) : pool).map((t) => ({
+    method: 'GET',
+    headers: { authorization: `Bearer ${t}` },
+    rawHeaders: ['Host', '127.0.0.1', 'Authorization', `Bearer ${t}`],
+  }));
   let failures = 0;
   const res = { status: () => res, setHeader: () => undefined, json: () => failures++ };
   const stop = Date.now() + seconds * 1000;

@@ -31,7 +31,8 @@ function option(name, fallback) {
 const ROUNDS = option('rounds', 8);
 const ENTRIES = option('entries', 100_000);
 const REVOCATIONS = option('revocations', 100);
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const percentile = (values, p) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function nodeRedis(url) {
@@ -55,7 +56,11 @@ async function cpuPerRequest(store) {
   // A list of realistic size to look up in.
   for (let i = 0; i < 1000; i++) await store.revoke(randomUUID(), Math.floor(Date.now() / 1000) + 3600);
   const token = sign(shapeB());
-  const req = { method: 'GET', headers: { authorization: `Bearer ${token}` }, rawHeaders: ['Authorization', `Bearer ${token}`] };
+  const req = {
+    method: 'GET',
+    headers: { authorization: `Bearer ${token}` },
+    rawHeaders: ['Authorization', `Bearer ${token}`],
+  };
   let passed = 0;
   const next = (err) => {
     if (err === undefined) passed++;
@@ -76,7 +81,9 @@ async function cpuPerRequest(store) {
   const cpuOff = median(rounds.off) / 1000;
   const cpuOn = median(rounds.on) / 1000;
   console.log(`1. middleware, cache hit, HS256 (median of ${ROUNDS} interleaved rounds, ${lookup.size} jtis held):`);
-  console.log(`   revocation off ${cpuOff.toFixed(3)} µs, on ${cpuOn.toFixed(3)} µs per request: +${(cpuOn - cpuOff).toFixed(3)} µs (${passed} requests passed)`);
+  console.log(
+    `   revocation off ${cpuOff.toFixed(3)} µs, on ${cpuOn.toFixed(3)} µs per request: +${(cpuOn - cpuOff).toFixed(3)} µs (${passed} requests passed)`,
+  );
 }
 
 async function memoryPerJti(url) {
@@ -92,11 +99,17 @@ async function memoryPerJti(url) {
     await Promise.all(Array.from({ length: Math.min(500, ENTRIES - i) }, () => admin.revoke(randomUUID(), exp)));
   }
   // What an instance pays: a fresh process loads the whole list (jti strings parsed from Redis's reply, the map).
-  const child = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', require.resolve('./revocation'), '--memory-child', url, prefix], { encoding: 'utf8' });
+  const child = require('node:child_process').spawnSync(
+    process.execPath,
+    ['--expose-gc', require.resolve('./revocation'), '--memory-child', url, prefix],
+    { encoding: 'utf8' },
+  );
   const local = JSON.parse(child.stdout);
   const redisBytes = Number(await client.sendCommand(['MEMORY', 'USAGE', `${prefix}revoked`, 'SAMPLES', '0']));
-  console.log(`2. memory for ${local.size} revoked jtis (UUIDs, 36 characters): local list ${((local.after - local.before) / local.size).toFixed(0)} bytes per jti`
-    + ` (V8 heap of a fresh process, after full GCs), Redis ${(redisBytes / ENTRIES).toFixed(0)} bytes per jti (MEMORY USAGE of the sorted set)`);
+  console.log(
+    `2. memory for ${local.size} revoked jtis (UUIDs, 36 characters): local list ${((local.after - local.before) / local.size).toFixed(0)} bytes per jti` +
+      ` (V8 heap of a fresh process, after full GCs), Redis ${(redisBytes / ENTRIES).toFixed(0)} bytes per jti (MEMORY USAGE of the sorted set)`,
+  );
   await client.sendCommand(['DEL', `${prefix}revoked`]);
   admin.close();
   close();
@@ -104,9 +117,13 @@ async function memoryPerJti(url) {
 
 async function propagation(redis) {
   const config = { redisUrl: redis.url, key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, prefix: 'prop:' };
-  const [b, c] = await Promise.all([startInstance(config), startInstance({ ...config, client: 'ioredis', express: 4 })]);
+  const [b, c] = await Promise.all([
+    startInstance(config),
+    startInstance({ ...config, client: 'ioredis', express: 4 }),
+  ]);
   const probe = sign(shapeB());
-  for (const instance of [b, c]) await within(10_000, async () => (await instance.get(probe)).status === 200, 'the instance to load');
+  for (const instance of [b, c])
+    await within(10_000, async () => (await instance.get(probe)).status === 200, 'the instance to load');
   const { client, close } = await nodeRedis(redis.url);
   const admin = createRedisStore(client, { prefix: 'prop:' });
   const times = [];
@@ -116,14 +133,21 @@ async function propagation(redis) {
     const started = process.hrtime.bigint();
     await admin.revoke(claims.jti, claims.exp);
     // Ask again at once after each answer (one request in flight per instance), bounded by 5 s.
-    await Promise.all([b, c].map(async (instance) => {
-      const limit = Date.now() + 5000;
-      while ((await instance.get(token)).status !== 401) if (Date.now() > limit) throw new Error('revocation not seen in 5 s');
-    }));
+    await Promise.all(
+      [b, c].map(async (instance) => {
+        const limit = Date.now() + 5000;
+        while ((await instance.get(token)).status !== 401)
+          if (Date.now() > limit) throw new Error('revocation not seen in 5 s');
+      }),
+    );
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
-  console.log(`3. propagation of ${REVOCATIONS} revocations to both of 2 instances (each asked over HTTP again at once until it refuses):`);
-  console.log(`   median ${median(times).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  console.log(
+    `3. propagation of ${REVOCATIONS} revocations to both of 2 instances (each asked over HTTP again at once until it refuses):`,
+  );
+  console.log(
+    `   median ${median(times).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+  );
   admin.close();
   close();
   await stopAllInstances();
@@ -131,7 +155,10 @@ async function propagation(redis) {
 
 async function clients(redis) {
   console.log('4. clients:');
-  for (const [name, make] of [['node-redis', nodeRedis], ['ioredis', ioRedis]]) {
+  for (const [name, make] of [
+    ['node-redis', nodeRedis],
+    ['ioredis', ioRedis],
+  ]) {
     const { client, close } = await make(redis.url);
     const store = createRedisStore(client, { prefix: `cl-${name}:` });
     const list = store.follow(() => undefined);
@@ -147,8 +174,10 @@ async function clients(redis) {
     const restarted = Date.now();
     await redis.start();
     const back = await within(10_000, () => list.stats().available, 'the list available again');
-    console.log(`   ${name}: claimOnce round trip median ${median(claim).toFixed(0)} µs, p95 ${percentile(claim, 0.95).toFixed(0)} µs; `
-      + `list available again ${back} ms after Redis restarted (${Date.now() - restarted} ms)`);
+    console.log(
+      `   ${name}: claimOnce round trip median ${median(claim).toFixed(0)} µs, p95 ${percentile(claim, 0.95).toFixed(0)} µs; ` +
+        `list available again ${back} ms after Redis restarted (${Date.now() - restarted} ms)`,
+    );
     store.close();
     close();
     await sleep(100);

@@ -52,10 +52,38 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${arg}`);
   }
   const plans = {
-    full: { rounds: 8, duration: 2, warmup: 2, prewarm: 1, microSeconds: 0.6, memoryTokens: 1_000_000, cpuSeconds: 0.3, cpuRounds: 9 },
+    full: {
+      rounds: 8,
+      duration: 2,
+      warmup: 2,
+      prewarm: 1,
+      microSeconds: 0.6,
+      memoryTokens: 1_000_000,
+      cpuSeconds: 0.3,
+      cpuRounds: 9,
+    },
     // autocannon runs whole seconds, so the quick run is 3 s per scenario and leaves out the two reference rows.
-    quick: { rounds: 2, duration: 1, warmup: 1, prewarm: 0, microSeconds: 0.2, memoryTokens: 200_000, skip: ['limit', 'floor'], cpuSeconds: 0.1, cpuRounds: 3 },
-    ci: { rounds: 1, duration: 1, warmup: 0, prewarm: 0, microSeconds: 0.05, memoryTokens: 20_000, cpuSeconds: 0.02, cpuRounds: 1 },
+    quick: {
+      rounds: 2,
+      duration: 1,
+      warmup: 1,
+      prewarm: 0,
+      microSeconds: 0.2,
+      memoryTokens: 200_000,
+      skip: ['limit', 'floor'],
+      cpuSeconds: 0.1,
+      cpuRounds: 3,
+    },
+    ci: {
+      rounds: 1,
+      duration: 1,
+      warmup: 0,
+      prewarm: 0,
+      microSeconds: 0.05,
+      memoryTokens: 20_000,
+      cpuSeconds: 0.02,
+      cpuRounds: 1,
+    },
   };
   opts.plan = { ...plans[opts.mode] };
   if (opts.mode === 'quick' && !opts.only) opts.parts = new Set(['cpu', 'load']);
@@ -71,35 +99,64 @@ const log = (msg) => process.stderr.write(`${msg}\n`);
 /** A private build of lib/ so the benchmark never races with others' dist/. */
 function build() {
   log('building lib/ into bench/.tmp/dist');
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
 }
 
 /** Compile an earlier copy of lib/ (DIR/lib) with the same compiler settings, for before/after runs. */
 function buildBaseline(dir) {
   log(`building baseline ${path.relative(ROOT, dir)}/lib into bench/.tmp/dist-base`);
   const config = path.join(dir, 'tsconfig.bench.json');
-  fs.writeFileSync(config, JSON.stringify({
-    extends: path.join(ROOT, 'tsconfig.build.json'),
-    compilerOptions: { rootDir: 'lib', outDir: BASE_DIST, declaration: false },
-    include: ['lib'],
-  }));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], { cwd: ROOT, stdio: 'inherit' });
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      extends: path.join(ROOT, 'tsconfig.build.json'),
+      compilerOptions: { rootDir: 'lib', outDir: BASE_DIST, declaration: false },
+      include: ['lib'],
+    }),
+  );
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
 }
 
 /** The baseline twin of each of this package's scenarios: same setup, the earlier build. */
 function withBaseline(scenarios) {
-  const twins = scenarios.filter((s) => s.name.startsWith('ours')).map((s) => ({ ...s, name: `${s.name}@base`, label: `${s.label} [baseline]`, dist: BASE_DIST }));
+  const twins = scenarios
+    .filter((s) => s.name.startsWith('ours'))
+    .map((s) => ({ ...s, name: `${s.name}@base`, label: `${s.label} [baseline]`, dist: BASE_DIST }));
   return [...scenarios, ...twins];
 }
 
 function startServer(scenario, alg, fixtures, prof) {
-  const execArgv = prof && scenario.name.startsWith('ours') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(TMP, 'prof')}`, `--cpu-prof-name=${scenario.name}-${alg}-${process.pid}.cpuprofile`] : [];
-  const child = fork(path.join(__dirname, 'server.js'), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv =
+    prof && scenario.name.startsWith('ours')
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${path.join(TMP, 'prof')}`,
+          `--cpu-prof-name=${scenario.name}-${alg}-${process.pid}.cpuprofile`,
+        ]
+      : [];
+  const child = fork(path.join(__dirname, 'server.js'), [], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${scenario.name} (${alg}) server exited with ${code}`)));
     child.once('message', (msg) => resolve({ scenario, child, port: msg.port }));
-    child.send({ scenario: scenario.name.replace(/@base$/, ''), alg, dist: scenario.dist ?? DIST, keys: fixtures.keys, issuer: fixtures.issuer, audience: fixtures.audience });
+    child.send({
+      scenario: scenario.name.replace(/@base$/, ''),
+      alg,
+      dist: scenario.dist ?? DIST,
+      keys: fixtures.keys,
+      issuer: fixtures.issuer,
+      audience: fixtures.audience,
+    });
   });
 }
 
@@ -116,14 +173,18 @@ async function sanityCheck(server, token) {
   const url = `http://127.0.0.1:${server.port}${ROUTE}`;
   const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const body = await ok.text();
-  if (ok.status !== 200 || body !== JSON.stringify(BODY)) throw new Error(`${server.scenario.name}: valid token answered ${ok.status}`);
+  if (ok.status !== 200 || body !== JSON.stringify(BODY))
+    throw new Error(`${server.scenario.name}: valid token answered ${ok.status}`);
   if (server.scenario.name === 'bare' || server.scenario.name === 'floor') return;
   // The limit scenario checks only the signature, so a missing token is merely unreadable: still a 401.
   const forged = `${token.slice(0, -6)}${token.slice(-6) === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`;
   for (const headers of [{}, { authorization: `Bearer ${forged}` }]) {
     const res = await fetch(url, { headers });
     await res.arrayBuffer();
-    if (res.status !== 401) throw new Error(`${server.scenario.name}: ${headers.authorization ? 'forged' : 'missing'} token answered ${res.status}`);
+    if (res.status !== 401)
+      throw new Error(
+        `${server.scenario.name}: ${headers.authorization ? 'forged' : 'missing'} token answered ${res.status}`,
+      );
   }
 }
 
@@ -161,12 +222,14 @@ function load(server, tokens, cursor, seconds) {
     url: `http://127.0.0.1:${server.port}${ROUTE}`,
     connections: CONNECTIONS,
     duration: seconds,
-    requests: [{
-      setupRequest(req) {
-        req.headers.authorization = headers[cursor.next++ % headers.length];
-        return req;
+    requests: [
+      {
+        setupRequest(req) {
+          req.headers.authorization = headers[cursor.next++ % headers.length];
+          return req;
+        },
       },
-    }],
+    ],
   }).then((result) => {
     const failures = result.non2xx + result.errors + result.timeouts;
     if (failures > 0) throw new Error(`${server.scenario.name}: ${failures} failed requests under load`);
@@ -194,7 +257,9 @@ async function runLoadGroup(alg, scenarios, fixtures, plan, prof) {
         const value = await measure(server, plan.duration, plan.prewarm);
         rps.get(server.scenario.name).push(value.rps);
         cpu.get(server.scenario.name).push(value.cpu);
-        log(`[${alg}] round ${round + 1}/${plan.rounds} ${server.scenario.name.padEnd(20)} ${fmtInt(value.rps)} req/s  ${value.cpu.toFixed(1)} CPU µs/req`);
+        log(
+          `[${alg}] round ${round + 1}/${plan.rounds} ${server.scenario.name.padEnd(20)} ${fmtInt(value.rps)} req/s  ${value.cpu.toFixed(1)} CPU µs/req`,
+        );
       }
     }
   } finally {
@@ -215,8 +280,14 @@ function summarize({ rps, cpu }) {
     const ratios = bare ? values.map((v, r) => v / bare[r]) : [];
     const cpus = cpu.get(name);
     out[name] = {
-      rps: median(values), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), values,
-      cpu: median(cpus), cpuRatio: bareCpu ? median(cpus.map((c, r) => bareCpu[r] / c)) : NaN, cpus,
+      rps: median(values),
+      ratio: median(ratios),
+      min: Math.min(...ratios),
+      max: Math.max(...ratios),
+      values,
+      cpu: median(cpus),
+      cpuRatio: bareCpu ? median(cpus.map((c, r) => bareCpu[r] / c)) : NaN,
+      cpus,
     };
   }
   for (const name of ['ours-cold', 'ours-cold@base']) {
@@ -243,23 +314,36 @@ function runChild(script, args, execArgv = []) {
       result = msg;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`${script} exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 && result ? resolve(result) : reject(new Error(`${script} exited with ${code}`)),
+    );
   });
 }
 
 function loadReport(load, plan) {
   const parts = [];
-  const label = (name) => `${SCENARIOS.find((s) => s.name === name.replace(/@base$/, '')).label}${name.endsWith('@base') ? ' [baseline]' : ''}`;
+  const label = (name) =>
+    `${SCENARIOS.find((s) => s.name === name.replace(/@base$/, '')).label}${name.endsWith('@base') ? ' [baseline]' : ''}`;
   for (const [alg, summary] of Object.entries(load)) {
     const compared = Object.values(summary).some((s) => 'vs:base' in s);
     const rows = Object.entries(summary).map(([name, s]) => [
-      label(name), fmtInt(s.rps), name === 'bare' ? '1.00×' : fmtRatio(s.ratio),
+      label(name),
+      fmtInt(s.rps),
+      name === 'bare' ? '1.00×' : fmtRatio(s.ratio),
       name === 'bare' ? '' : `${fmtRatio(s.min)} – ${fmtRatio(s.max)}`,
-      s.cpu.toFixed(1), name === 'bare' ? '1.00×' : fmtRatio(s.cpuRatio),
+      s.cpu.toFixed(1),
+      name === 'bare' ? '1.00×' : fmtRatio(s.cpuRatio),
       ...(compared ? [fmtRatio(s['vs:base']), fmtRatio(s['cpu:vs:base'])] : []),
     ]);
-    const header = ['scenario', 'req/s (median)', '× bare (median of rounds)', 'range over rounds', 'server CPU µs/req', 'CPU: bare ÷ this',
-      ...(compared ? ['req/s × baseline', 'CPU: baseline ÷ this'] : [])];
+    const header = [
+      'scenario',
+      'req/s (median)',
+      '× bare (median of rounds)',
+      'range over rounds',
+      'server CPU µs/req',
+      'CPU: bare ÷ this',
+      ...(compared ? ['req/s × baseline', 'CPU: baseline ÷ this'] : []),
+    ];
     parts.push(`### ${alg}\n\n${table(header, rows)}`);
   }
   const peerRows = [];
@@ -273,38 +357,72 @@ function loadReport(load, plan) {
     peerRows.push([
       alg,
       ...PEERS.map((p) => fmtRatio(ours[`vs:${p}`])),
-      COLD_TARGET[alg] === undefined ? fmtRatio(ours.ratio)
+      COLD_TARGET[alg] === undefined
+        ? fmtRatio(ours.ratio)
         : `${fmtRatio(ours.ratio)} (target ${COLD_TARGET[alg].toFixed(2)}: ${ours.ratio >= COLD_TARGET[alg] ? 'met' : 'missed'})`,
       hot ? `${fmtRatio(hot.ratio)} (target ${HOT_TARGET}: ${hot.ratio >= HOT_TARGET ? 'met' : 'missed'})` : '—',
       limit ? fmtRatio(limit.ratio) : '—',
       summary.floor ? fmtRatio(summary.floor.ratio) : '—',
       ahead ? 'yes' : 'no',
     ]);
-    const cpuVs = (name) => (summary[name] ? fmtRatio(median(summary[name].cpus.map((c, r) => c / ours.cpus[r]))) : '—');
+    const cpuVs = (name) =>
+      summary[name] ? fmtRatio(median(summary[name].cpus.map((c, r) => c / ours.cpus[r]))) : '—';
     cpuRows.push([
-      alg, ours.cpu.toFixed(1), summary.bare ? summary.bare.cpu.toFixed(1) : '—', ...PEERS.map(cpuVs),
-      fmtRatio(ours.cpuRatio), hot ? fmtRatio(hot.cpuRatio) : '—', limit ? fmtRatio(limit.cpuRatio) : '—',
+      alg,
+      ours.cpu.toFixed(1),
+      summary.bare ? summary.bare.cpu.toFixed(1) : '—',
+      ...PEERS.map(cpuVs),
+      fmtRatio(ours.cpuRatio),
+      hot ? fmtRatio(hot.cpuRatio) : '—',
+      limit ? fmtRatio(limit.cpuRatio) : '—',
       summary.floor ? fmtRatio(summary.floor.cpuRatio) : '—',
     ]);
   }
   if (peerRows.length > 0) {
-    parts.unshift(`### Summary: this package, cold traffic, against each peer (same run, same tokens)\n\n${table(
-      ['alg', '× express-jwt', '× express-oauth2-jwt-bearer', '× passport-jwt', '× fast-jwt', 'cold × bare', 'hot × bare', 'limit × bare', 'floor × bare', 'ahead of every peer'],
-      peerRows,
-    )}\n\nEach "× peer" is the median over rounds of (this package's cold req/s ÷ the peer's, same round). "limit" is no `
-      + 'verifier: a raw node:crypto signature check plus JSON.parse of the payload in the thinnest middleware, the most '
-      + 'any verifier can reach on cold traffic on this machine. "floor" is no verifier either: one no-op middleware that '
-      + 'sets req.auth, the most any auth middleware can reach, hot or cold.\n\n'
-      + `Server CPU time per request (user + system, all threads, GC included) is far less disturbed by other processes `
-      + `than requests/s on a shared machine; the same comparison by CPU (peer's CPU µs ÷ ours, bare's ÷ ours):\n\n${table(
-        ['alg', 'ours cold µs/req', 'bare µs/req', '× express-jwt', '× express-oauth2-jwt-bearer', '× passport-jwt', '× fast-jwt', 'cold × bare', 'hot × bare', 'limit × bare', 'floor × bare'],
-        cpuRows,
-      )}`);
+    parts.unshift(
+      `### Summary: this package, cold traffic, against each peer (same run, same tokens)\n\n${table(
+        [
+          'alg',
+          '× express-jwt',
+          '× express-oauth2-jwt-bearer',
+          '× passport-jwt',
+          '× fast-jwt',
+          'cold × bare',
+          'hot × bare',
+          'limit × bare',
+          'floor × bare',
+          'ahead of every peer',
+        ],
+        peerRows,
+      )}\n\nEach "× peer" is the median over rounds of (this package's cold req/s ÷ the peer's, same round). "limit" is no ` +
+        'verifier: a raw node:crypto signature check plus JSON.parse of the payload in the thinnest middleware, the most ' +
+        'any verifier can reach on cold traffic on this machine. "floor" is no verifier either: one no-op middleware that ' +
+        'sets req.auth, the most any auth middleware can reach, hot or cold.\n\n' +
+        `Server CPU time per request (user + system, all threads, GC included) is far less disturbed by other processes ` +
+        `than requests/s on a shared machine; the same comparison by CPU (peer's CPU µs ÷ ours, bare's ÷ ours):\n\n${table(
+          [
+            'alg',
+            'ours cold µs/req',
+            'bare µs/req',
+            '× express-jwt',
+            '× express-oauth2-jwt-bearer',
+            '× passport-jwt',
+            '× fast-jwt',
+            'cold × bare',
+            'hot × bare',
+            'limit × bare',
+            'floor × bare',
+          ],
+          cpuRows,
+        )}`,
+    );
   }
-  return `## Load: requests/s through Express 5\n\n${CONNECTIONS} connections, ${plan.rounds} interleaved rounds of ${plan.duration} s per scenario `
-    + `(after ${plan.warmup} s of warm-up each, and ${plan.prewarm} s of unmeasured load just before each measured window, so that no `
-    + `server is measured while waking from the idle time interleaving imposes); cold traffic walks a pool of 20 000 distinct valid tokens, one per request. `
-    + `Ratios are medians over rounds of (scenario ÷ bare Express in the same round).\n\n${parts.join('\n\n')}`;
+  return (
+    `## Load: requests/s through Express 5\n\n${CONNECTIONS} connections, ${plan.rounds} interleaved rounds of ${plan.duration} s per scenario ` +
+    `(after ${plan.warmup} s of warm-up each, and ${plan.prewarm} s of unmeasured load just before each measured window, so that no ` +
+    `server is measured while waking from the idle time interleaving imposes); cold traffic walks a pool of 20 000 distinct valid tokens, one per request. ` +
+    `Ratios are medians over rounds of (scenario ÷ bare Express in the same round).\n\n${parts.join('\n\n')}`
+  );
 }
 
 /** The in-process table: per algorithm, each scenario's CPU µs per request and its cost above the limit. */
@@ -325,44 +443,80 @@ function cpuReport(cpu, mode) {
     const onOff = median(rows['ours-cold'].cpu.map((v, r) => v - rows['ours-nocache'].cpu[r]));
     const verdict = (met, by) => (mode === 'full' ? (met ? 'met' : `missed by ${by}`) : 'not judged (short run)');
     targets.push([
-      alg, `${ours.toFixed(2)}`, `${peerOverhead.toFixed(2)} (${best.label})`, `${(ours / peerOverhead).toFixed(2)}×`,
+      alg,
+      `${ours.toFixed(2)}`,
+      `${peerOverhead.toFixed(2)} (${best.label})`,
+      `${(ours / peerOverhead).toFixed(2)}×`,
       verdict(ours <= peerOverhead / 2, `${(ours - peerOverhead / 2).toFixed(2)} µs`),
-      `${hit.toFixed(2)}`, verdict(hit <= 1, `${(hit - 1).toFixed(2)} µs`),
-      `${onOff >= 0 ? '+' : ''}${onOff.toFixed(2)}`, verdict(onOff <= 0, `${onOff.toFixed(2)} µs`),
+      `${hit.toFixed(2)}`,
+      verdict(hit <= 1, `${(hit - 1).toFixed(2)} µs`),
+      `${onOff >= 0 ? '+' : ''}${onOff.toFixed(2)}`,
+      verdict(onOff <= 0, `${onOff.toFixed(2)} µs`),
     ]);
     void bestName;
     const body = Object.values(rows).map((r) => [
-      r.label, median(r.cpu).toFixed(2), r === limit || r === floor ? '' : above(r, limit).toFixed(2),
+      r.label,
+      median(r.cpu).toFixed(2),
+      r === limit || r === floor ? '' : above(r, limit).toFixed(2),
       `${Math.min(...r.cpu).toFixed(2)} – ${Math.max(...r.cpu).toFixed(2)}`,
     ]);
-    parts.push(`### ${alg}\n\n${table(['scenario', 'CPU µs/req (median)', 'above the limit (µs, median of rounds)', 'range over rounds'], body)}`);
+    parts.push(
+      `### ${alg}\n\n${table(['scenario', 'CPU µs/req (median)', 'above the limit (µs, median of rounds)', 'range over rounds'], body)}`,
+    );
   }
-  const summary = table([
-    'alg', 'ours: cold, above the limit (µs)', 'best peer: above the limit (µs)', 'ours ÷ best peer', 'target ≤ 0.5×',
-    'cache hit above a no-op (µs)', 'target ≤ 1 µs', 'cold: cache on − `cache: false` (µs)', 'target ≤ 0',
-  ], targets);
-  return `## In-process CPU per request (the headline)\n\nEvery middleware called directly in one process (no HTTP), a fresh `
-    + `request object per call; ${cpu.rounds} interleaved rounds of ${cpu.seconds} s per scenario; process CPU time (user + system, GC `
-    + 'included) per request, medians over rounds. Cold traffic walks 20 000 distinct valid tokens. "limit" is no verifier: '
-    + "node:crypto's signature check plus JSON.parse of the payload. Peers run as their READMEs configure them (string secret, "
-    + 'PEM string) and at their best (a KeyObject) where those differ; express-oauth2-jwt-bearer and fast-jwt parse a string '
-    + `key once themselves (fast-jwt refuses a KeyObject).\n\n### Targets (SPEC §13)\n\n${summary}\n\n${parts.join('\n\n')}`;
+  const summary = table(
+    [
+      'alg',
+      'ours: cold, above the limit (µs)',
+      'best peer: above the limit (µs)',
+      'ours ÷ best peer',
+      'target ≤ 0.5×',
+      'cache hit above a no-op (µs)',
+      'target ≤ 1 µs',
+      'cold: cache on − `cache: false` (µs)',
+      'target ≤ 0',
+    ],
+    targets,
+  );
+  return (
+    `## In-process CPU per request (the headline)\n\nEvery middleware called directly in one process (no HTTP), a fresh ` +
+    `request object per call; ${cpu.rounds} interleaved rounds of ${cpu.seconds} s per scenario; process CPU time (user + system, GC ` +
+    'included) per request, medians over rounds. Cold traffic walks 20 000 distinct valid tokens. "limit" is no verifier: ' +
+    "node:crypto's signature check plus JSON.parse of the payload. Peers run as their READMEs configure them (string secret, " +
+    'PEM string) and at their best (a KeyObject) where those differ; express-oauth2-jwt-bearer and fast-jwt parse a string ' +
+    `key once themselves (fast-jwt refuses a KeyObject).\n\n### Targets (SPEC §13)\n\n${summary}\n\n${parts.join('\n\n')}`
+  );
 }
 
 function microReport(micro) {
-  const rows = micro.rows.map((r) => [r.alg, r.name, r.nsPerOp === undefined ? '' : fmtInt(r.nsPerOp), fmtInt(r.opsPerSec)]);
-  return `## Micro-benchmarks (one process, no HTTP)\n\n${table(['alg', 'what', 'ns/op', 'ops/s'], rows)}\n\n`
-    + '"raw" rows are the signature check alone on pre-split, pre-decoded inputs (HMAC + constant-time compare, or '
-    + '`crypto.verify` with a KeyObject): the physical limit of a cold verification. "middleware" rows call '
-    + 'the Express middleware function directly with a minimal request object.';
+  const rows = micro.rows.map((r) => [
+    r.alg,
+    r.name,
+    r.nsPerOp === undefined ? '' : fmtInt(r.nsPerOp),
+    fmtInt(r.opsPerSec),
+  ]);
+  return (
+    `## Micro-benchmarks (one process, no HTTP)\n\n${table(['alg', 'what', 'ns/op', 'ops/s'], rows)}\n\n` +
+    '"raw" rows are the signature check alone on pre-split, pre-decoded inputs (HMAC + constant-time compare, or ' +
+    '`crypto.verify` with a KeyObject): the physical limit of a cold verification. "middleware" rows call ' +
+    'the Express middleware function directly with a minimal request object.'
+  );
 }
 
 function memoryReport(memory) {
   const mb = (b) => (b / 1048576).toFixed(1);
-  const rows = memory.samples.map((s) => [fmtInt(s.tokens), mb(s.rss), mb(s.heapUsed), fmtInt(s.size), fmtInt(s.evictions)]);
-  return `## Memory: ${fmtInt(memory.tokens)} distinct valid tokens through one verifier\n\n`
-    + `HS256 tokens minted with node:crypto, each passed to \`verify()\` twice (a success is stored on its second sighting, so every token is admitted: the worst case); default cache bounds (${fmtInt(memory.cacheMax)} entries, `
-    + `${mb(memory.cacheMaxBytes)} MiB); figures after a forced GC.\n\n${table(['tokens', 'RSS (MiB)', 'heap used (MiB)', 'cache entries', 'evictions'], rows)}`;
+  const rows = memory.samples.map((s) => [
+    fmtInt(s.tokens),
+    mb(s.rss),
+    mb(s.heapUsed),
+    fmtInt(s.size),
+    fmtInt(s.evictions),
+  ]);
+  return (
+    `## Memory: ${fmtInt(memory.tokens)} distinct valid tokens through one verifier\n\n` +
+    `HS256 tokens minted with node:crypto, each passed to \`verify()\` twice (a success is stored on its second sighting, so every token is admitted: the worst case); default cache bounds (${fmtInt(memory.cacheMax)} entries, ` +
+    `${mb(memory.cacheMaxBytes)} MiB); figures after a forced GC.\n\n${table(['tokens', 'RSS (MiB)', 'heap used (MiB)', 'cache entries', 'evictions'], rows)}`
+  );
 }
 
 async function main() {
@@ -375,11 +529,19 @@ async function main() {
 
   if (opts.parts.has('cpu')) {
     log('\nin-process CPU per request');
-    results.cpu = await runChild('cpu.js', [DIST, String(opts.plan.cpuSeconds), String(opts.plan.cpuRounds), opts.algs.join(',')]);
+    results.cpu = await runChild('cpu.js', [
+      DIST,
+      String(opts.plan.cpuSeconds),
+      String(opts.plan.cpuRounds),
+      opts.algs.join(','),
+    ]);
     sections.push(cpuReport(results.cpu, opts.mode));
   }
   if (opts.parts.has('load')) {
-    let scenarios = SCENARIOS.filter((s) => (!opts.scenarios || opts.scenarios.includes(s.name) || s.name === 'bare') && !opts.plan.skip?.includes(s.name));
+    let scenarios = SCENARIOS.filter(
+      (s) =>
+        (!opts.scenarios || opts.scenarios.includes(s.name) || s.name === 'bare') && !opts.plan.skip?.includes(s.name),
+    );
     if (opts.baseline) {
       buildBaseline(opts.baseline);
       scenarios = withBaseline(scenarios);
@@ -387,7 +549,15 @@ async function main() {
     results.load = {};
     for (const alg of opts.algs) {
       // A peer that cannot verify this algorithm (jsonwebtoken and EdDSA) sits this group out.
-      results.load[alg] = summarize(await runLoadGroup(alg, scenarios.filter((s) => !s.unsupported?.includes(alg)), fixtures, opts.plan, opts.prof));
+      results.load[alg] = summarize(
+        await runLoadGroup(
+          alg,
+          scenarios.filter((s) => !s.unsupported?.includes(alg)),
+          fixtures,
+          opts.plan,
+          opts.prof,
+        ),
+      );
     }
     sections.push(loadReport(results.load, opts.plan));
   }
@@ -404,13 +574,22 @@ async function main() {
 
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const cpus = os.cpus();
-  const machine = `${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}, `
-    + `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average at start ${os.loadavg()[0].toFixed(2)}`;
+  const machine =
+    `${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}, ` +
+    `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average at start ${os.loadavg()[0].toFixed(2)}`;
   const report = `# Benchmark results\n\nMachine: ${machine}\n\nCommand: \`${command}\`\n\n${sections.join('\n\n')}\n`;
   fs.mkdirSync(TMP, { recursive: true });
   fs.writeFileSync(path.join(TMP, `results-${opts.mode}.json`), JSON.stringify(results, null, 2));
-  const isFull = opts.mode === 'full' && !opts.only && opts.algs.length === ALGS.length && !opts.scenarios && !opts.rounds && !opts.duration
-    && opts.prewarm === undefined && !opts.baseline && !opts.prof;
+  const isFull =
+    opts.mode === 'full' &&
+    !opts.only &&
+    opts.algs.length === ALGS.length &&
+    !opts.scenarios &&
+    !opts.rounds &&
+    !opts.duration &&
+    opts.prewarm === undefined &&
+    !opts.baseline &&
+    !opts.prof;
   const target = isFull ? path.join(__dirname, 'RESULTS.md') : path.join(TMP, `results-${opts.mode}.md`);
   fs.writeFileSync(target, report);
   process.stdout.write(`\n${report}\nwritten to ${path.relative(ROOT, target)}\n`);

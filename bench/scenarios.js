@@ -13,14 +13,42 @@ const SCENARIOS = [
   { name: 'bare', label: 'bare Express (no auth)', traffic: 'cold', build: () => [] },
   { name: 'ours-hot', label: 'express-verified-user, hot (cache hits)', traffic: 'hot', build: ours({}) },
   { name: 'ours-cold', label: 'express-verified-user, cold (cache on)', traffic: 'cold', build: ours({}) },
-  { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', traffic: 'cold', build: ours({ cache: false }) },
+  {
+    name: 'ours-nocache',
+    label: 'express-verified-user, cold, `cache: false`',
+    traffic: 'cold',
+    build: ours({ cache: false }),
+  },
   { name: 'express-jwt', label: 'express-jwt', traffic: 'cold', build: expressJwt, unsupported: ['EdDSA'] },
-  { name: 'express-jwt-best', label: 'express-jwt at its best (KeyObject)', traffic: 'cold', build: (ctx) => expressJwt({ ...ctx, parsed: true }), unsupported: ['EdDSA'] },
+  {
+    name: 'express-jwt-best',
+    label: 'express-jwt at its best (KeyObject)',
+    traffic: 'cold',
+    build: (ctx) => expressJwt({ ...ctx, parsed: true }),
+    unsupported: ['EdDSA'],
+  },
   { name: 'oauth2-bearer', label: 'express-oauth2-jwt-bearer', traffic: 'cold', build: oauth2Bearer },
-  { name: 'passport-jwt', label: 'passport + passport-jwt', traffic: 'cold', build: passportJwt, unsupported: ['EdDSA'] },
-  { name: 'passport-jwt-best', label: 'passport + passport-jwt at its best (KeyObject)', traffic: 'cold', build: (ctx) => passportJwt({ ...ctx, parsed: true }), unsupported: ['EdDSA'] },
+  {
+    name: 'passport-jwt',
+    label: 'passport + passport-jwt',
+    traffic: 'cold',
+    build: passportJwt,
+    unsupported: ['EdDSA'],
+  },
+  {
+    name: 'passport-jwt-best',
+    label: 'passport + passport-jwt at its best (KeyObject)',
+    traffic: 'cold',
+    build: (ctx) => passportJwt({ ...ctx, parsed: true }),
+    unsupported: ['EdDSA'],
+  },
   { name: 'fast-jwt', label: 'fast-jwt (cache on) in a thin middleware', traffic: 'cold', build: fastJwt },
-  { name: 'limit', label: 'limit: raw signature check + payload JSON.parse only', traffic: 'cold', build: physicalLimit },
+  {
+    name: 'limit',
+    label: 'limit: raw signature check + payload JSON.parse only',
+    traffic: 'cold',
+    build: physicalLimit,
+  },
   { name: 'floor', label: 'floor: one no-op middleware that sets req.auth', traffic: 'hot', build: noopMiddleware },
 ];
 
@@ -31,7 +59,9 @@ const SCENARIOS = [
 function keyMaterial(ctx) {
   if (ctx.parsed) {
     const crypto = require('node:crypto');
-    return ctx.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret)) : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey);
+    return ctx.alg === 'HS256'
+      ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret))
+      : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey);
   }
   return ctx.alg === 'HS256' ? ctx.keys.HS256.secret : ctx.keys[ctx.alg].publicKey;
 }
@@ -59,34 +89,47 @@ function oauth2Bearer(ctx) {
 function passportJwt(ctx) {
   const passport = require('passport');
   const { Strategy, ExtractJwt } = require('passport-jwt');
-  passport.use(new Strategy({
-    jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-    secretOrKey: keyMaterial(ctx),
-    issuer: ctx.issuer,
-    audience: ctx.audience,
-    algorithms: [ctx.alg],
-  }, (payload, done) => done(null, payload)));
+  passport.use(
+    new Strategy(
+      {
+        jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+        secretOrKey: keyMaterial(ctx),
+        issuer: ctx.issuer,
+        audience: ctx.audience,
+        algorithms: [ctx.alg],
+      },
+      (payload, done) => done(null, payload),
+    ),
+  );
   return [passport.initialize(), passport.authenticate('jwt', { session: false })];
 }
 
 function fastJwt(ctx) {
   const { createVerifier } = require('fast-jwt');
-  const verify = createVerifier({ key: keyMaterial(ctx), algorithms: [ctx.alg], allowedIss: ctx.issuer, allowedAud: ctx.audience, cache: true });
+  const verify = createVerifier({
+    key: keyMaterial(ctx),
+    algorithms: [ctx.alg],
+    allowedIss: ctx.issuer,
+    allowedAud: ctx.audience,
+    cache: true,
+  });
   // The thinnest middleware: Bearer prefix, synchronous verify, claims on req.auth.
-  return [function fastJwtAuth(req, res, next) {
-    const header = req.headers.authorization;
-    if (typeof header !== 'string' || !header.startsWith('Bearer ')) {
-      res.status(401).json({ status: 'error', message: 'Missing access token' });
-      return;
-    }
-    try {
-      req.auth = verify(header.slice(7));
-    } catch {
-      res.status(401).json({ status: 'error', message: 'Invalid access token' });
-      return;
-    }
-    next();
-  }];
+  return [
+    function fastJwtAuth(req, res, next) {
+      const header = req.headers.authorization;
+      if (typeof header !== 'string' || !header.startsWith('Bearer ')) {
+        res.status(401).json({ status: 'error', message: 'Missing access token' });
+        return;
+      }
+      try {
+        req.auth = verify(header.slice(7));
+      } catch {
+        res.status(401).json({ status: 'error', message: 'Invalid access token' });
+        return;
+      }
+      next();
+    },
+  ];
 }
 
 /**
@@ -97,28 +140,33 @@ function fastJwt(ctx) {
 function physicalLimit(ctx) {
   const { rawSignatureCheck } = require('./fixtures');
   const good = rawSignatureCheck(ctx.alg, ctx.keys);
-  return [function rawCheck(req, res, next) {
-    const token = (req.headers.authorization ?? '').slice(7);
-    const first = token.indexOf('.');
-    const second = token.lastIndexOf('.');
-    try {
-      if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url'))) throw new Error('signature');
-      req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
-    } catch {
-      res.status(401).json({ status: 'error', message: 'Invalid access token' });
-      return;
-    }
-    next();
-  }];
+  return [
+    function rawCheck(req, res, next) {
+      const token = (req.headers.authorization ?? '').slice(7);
+      const first = token.indexOf('.');
+      const second = token.lastIndexOf('.');
+      try {
+        if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url')))
+          throw new Error('signature');
+        req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
+      } catch {
+        res.status(401).json({ status: 'error', message: 'Invalid access token' });
+        return;
+      }
+      next();
+    },
+  ];
 }
 
 /** Not a verifier: the cost of any auth middleware at all (one more Express layer, one more property on req). */
 function noopMiddleware() {
   const claims = { sub: 'nobody' };
-  return [function noop(req, _res, next) {
-    req.auth = claims;
-    next();
-  }];
+  return [
+    function noop(req, _res, next) {
+      req.auth = claims;
+      next();
+    },
+  ];
 }
 
 module.exports = { SCENARIOS, ROUTE, BODY };

@@ -36,7 +36,11 @@ async function held(server, kind, maxPending) {
   const before = process.memoryUsage();
   server.pause();
   let refused = 0;
-  await Promise.all(Array.from({ length: CLAIMS }, () => store.claimOnce(randomUUID(), Date.now() / 1000 + 60).catch(() => void refused++)));
+  await Promise.all(
+    Array.from({ length: CLAIMS }, () =>
+      store.claimOnce(randomUUID(), Date.now() / 1000 + 60).catch(() => void refused++),
+    ),
+  );
   global.gc();
   global.gc();
   const after = process.memoryUsage();
@@ -50,11 +54,15 @@ async function main() {
   if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
   const server = await startRedisServer();
   try {
-    console.log(`| client | maxPending | claims refused | heap held (MiB) | RSS growth (MiB) |\n| --- | --- | --- | --- | --- |`);
+    console.log(
+      `| client | maxPending | claims refused | heap held (MiB) | RSS growth (MiB) |\n| --- | --- | --- | --- | --- |`,
+    );
     for (const kind of ['ioredis', 'redis']) {
       for (const maxPending of [1e9, 1000]) {
         const r = await held(server, kind, maxPending);
-        console.log(`| ${r.kind} | ${r.maxPending === 1e9 ? 'no bound (1e9)' : r.maxPending} | ${r.refused} | ${r.heap} | ${r.rss} |`);
+        console.log(
+          `| ${r.kind} | ${r.maxPending === 1e9 ? 'no bound (1e9)' : r.maxPending} | ${r.refused} | ${r.heap} | ${r.rss} |`,
+        );
       }
     }
   } finally {

@@ -71,13 +71,18 @@ function createRecorder() {
       const nowSecond = Math.floor(Date.now() / 1000);
       const byIndex = new Map(timeline.map((b) => [b.second, b]));
       const series = [];
-      for (let s = nowSecond - SECONDS_KEPT + 1; s <= nowSecond; s++) series.push(byIndex.get(s) ?? { second: s, ok: 0, refused: 0, cached: 0 });
+      for (let s = nowSecond - SECONDS_KEPT + 1; s <= nowSecond; s++)
+        series.push(byIndex.get(s) ?? { second: s, ok: 0, refused: 0, cached: 0 });
       return {
         total,
         outcomes,
         cacheHitRate: total === 0 ? 0 : cached / total,
         // Microseconds: verifications take a few to a few hundred.
-        percentiles: { p50: percentile(kept, 50) * 1000, p90: percentile(kept, 90) * 1000, p99: percentile(kept, 99) * 1000 },
+        percentiles: {
+          p50: percentile(kept, 50) * 1000,
+          p90: percentile(kept, 90) * 1000,
+          p99: percentile(kept, 99) * 1000,
+        },
         samples: kept.length,
         series,
       };

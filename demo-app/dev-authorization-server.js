@@ -71,19 +71,24 @@ function devAuthorizationServer(issuer, { codeLifetimeMs = CODE_LIFETIME_MS } = 
 
   router.get('/oauth/authorize', (req, res) => {
     const q = req.query;
-    if (q.response_type !== 'code') return authorizeError(res, 'response_type must be "code" (the implicit flow is not offered)');
+    if (q.response_type !== 'code')
+      return authorizeError(res, 'response_type must be "code" (the implicit flow is not offered)');
     if (q.client_id !== CLIENT_ID) return authorizeError(res, `unknown client_id (this demo knows "${CLIENT_ID}")`);
     const redirect = safeRedirect(q.redirect_uri);
-    if (redirect === undefined) return authorizeError(res, 'redirect_uri must be a path on this demo, such as /callback');
+    if (redirect === undefined)
+      return authorizeError(res, 'redirect_uri must be a path on this demo, such as /callback');
     if (q.code_challenge_method !== 'S256') return authorizeError(res, 'code_challenge_method must be "S256" (PKCE)');
     const challenge = single(q.code_challenge);
-    if (challenge === undefined || !CHALLENGE.test(challenge)) return authorizeError(res, 'code_challenge must be the base64url SHA-256 of a code_verifier');
+    if (challenge === undefined || !CHALLENGE.test(challenge))
+      return authorizeError(res, 'code_challenge must be the base64url SHA-256 of a code_verifier');
     const state = single(q.state);
-    if (state === undefined || !PKCE_VALUE.test(state)) return authorizeError(res, 'state must be an unguessable value of 43 to 128 URL-safe characters');
+    if (state === undefined || !PKCE_VALUE.test(state))
+      return authorizeError(res, 'state must be an unguessable value of 43 to 128 URL-safe characters');
     const scopes = listParam(q.scope, SCOPES);
     if (scopes.unknown.length > 0) return authorizeError(res, `unknown scope (choose from ${SCOPES.join(', ')})`);
     const providers = listParam(q.providers, PROVIDERS);
-    if (providers.unknown.length > 0) return authorizeError(res, `unknown provider (choose from ${PROVIDERS.join(', ')})`);
+    if (providers.unknown.length > 0)
+      return authorizeError(res, `unknown provider (choose from ${PROVIDERS.join(', ')})`);
     const kind = single(q.demo_token) ?? 'valid';
     if (!TOKEN_KINDS.includes(kind)) return authorizeError(res, `demo_token must be one of ${TOKEN_KINDS.join(', ')}`);
 
@@ -105,14 +110,18 @@ function devAuthorizationServer(issuer, { codeLifetimeMs = CODE_LIFETIME_MS } = 
 
   router.post('/oauth/token', express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
     const body = req.body ?? {};
-    if (body.grant_type !== 'authorization_code') return tokenError(res, 'unsupported_grant_type', 'grant_type must be authorization_code');
+    if (body.grant_type !== 'authorization_code')
+      return tokenError(res, 'unsupported_grant_type', 'grant_type must be authorization_code');
     const code = single(body.code);
     const grant = code === undefined ? undefined : codes.get(code);
     // Single use: a code is gone after its first exchange, whether that succeeds or not.
     if (grant !== undefined) codes.delete(code);
-    if (grant === undefined || grant.expiresAt <= Date.now()) return tokenError(res, 'invalid_grant', 'the code is unknown, used or expired');
-    if (body.client_id !== grant.clientId) return tokenError(res, 'invalid_grant', 'the code was issued to another client');
-    if (body.redirect_uri !== grant.redirectUri) return tokenError(res, 'invalid_grant', 'redirect_uri differs from the authorization request');
+    if (grant === undefined || grant.expiresAt <= Date.now())
+      return tokenError(res, 'invalid_grant', 'the code is unknown, used or expired');
+    if (body.client_id !== grant.clientId)
+      return tokenError(res, 'invalid_grant', 'the code was issued to another client');
+    if (body.redirect_uri !== grant.redirectUri)
+      return tokenError(res, 'invalid_grant', 'redirect_uri differs from the authorization request');
     const verifier = single(body.code_verifier);
     if (verifier === undefined || !PKCE_VALUE.test(verifier) || !verifierMatches(verifier, grant.challenge)) {
       return tokenError(res, 'invalid_grant', 'code_verifier does not match the code_challenge');

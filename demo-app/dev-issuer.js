@@ -15,7 +15,12 @@ const LIFETIME = 3600;
 /** The demo user's linked accounts; `picture` points at the demo's own avatar so the page works offline. */
 function accountsFor(origin) {
   return {
-    google: { id: '109876543210987654321', email: 'ada@example.com', name: 'Ada Lovelace', picture: `${origin}/avatar.svg` },
+    google: {
+      id: '109876543210987654321',
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      picture: `${origin}/avatar.svg`,
+    },
     discord: { id: '80351110224678912', username: 'ada', avatar: '8342729096ea3675442027381ff50dfe' },
     roblox: { id: '1815', username: 'AdaBuilds' },
   };
@@ -34,7 +39,13 @@ function createDevIssuer({ lifetime = LIFETIME } = {}) {
    * A Shape B token. `lifetime` (seconds) overrides the issuer's; a negative one gives an already expired token
    * (its `iat` set before its `exp`). `forged` signs with a key the app does not trust.
    */
-  function mint({ scopes = SCOPES, providers = PROVIDERS, origin = 'http://localhost', lifetime: tokenLifetime = lifetime, forged = false } = {}) {
+  function mint({
+    scopes = SCOPES,
+    providers = PROVIDERS,
+    origin = 'http://localhost',
+    lifetime: tokenLifetime = lifetime,
+    forged = false,
+  } = {}) {
     const now = Math.floor(Date.now() / 1000);
     const iat = tokenLifetime > 0 ? now : now + tokenLifetime - 60;
     const accounts = accountsFor(origin);
@@ -51,7 +62,10 @@ function createDevIssuer({ lifetime = LIFETIME } = {}) {
     };
     const signingInput = `${base64url({ alg: 'ES256', typ: 'JWT', kid })}.${base64url(payload)}`;
     // JWS wants the raw r||s signature (IEEE P1363), not Node's default DER encoding.
-    const signature = sign('sha256', Buffer.from(signingInput), { key: forged ? stranger : privateKey, dsaEncoding: 'ieee-p1363' });
+    const signature = sign('sha256', Buffer.from(signingInput), {
+      key: forged ? stranger : privateKey,
+      dsaEncoding: 'ieee-p1363',
+    });
     return `${signingInput}.${signature.toString('base64url')}`;
   }
 

@@ -19,16 +19,27 @@ function mountDpop(app) {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const kid = randomUUID();
   const auth = createTokenAuth({
-    key: { publicKey }, issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'], dpop: { required: true },
+    key: { publicKey },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    algorithms: ['ES256'],
+    dpop: { required: true },
   });
 
   /** A Shape B token bound to the key whose RFC 7638 thumbprint is `jkt` (dev stand-in for a DPoP token request). */
   function mint(jkt) {
     const now = Math.floor(Date.now() / 1000);
     const payload = {
-      iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + LIFETIME, jti: randomUUID(), scopes: ['identify'],
-      providers: {}, metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user demo' },
-      sub: null, cnf: { jkt },
+      iss: ISSUER,
+      aud: AUDIENCE,
+      iat: now,
+      exp: now + LIFETIME,
+      jti: randomUUID(),
+      scopes: ['identify'],
+      providers: {},
+      metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user demo' },
+      sub: null,
+      cnf: { jkt },
     };
     const input = `${base64url({ alg: 'ES256', typ: 'JWT', kid })}.${base64url(payload)}`;
     return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
@@ -37,7 +48,8 @@ function mountDpop(app) {
   app.get('/dpop', (_req, res) => res.sendFile(path.join(__dirname, 'public', 'dpop.html')));
   app.post('/dpop/token', express.json({ limit: '1kb' }), (req, res) => {
     const jkt = req.body && req.body.jkt;
-    if (typeof jkt !== 'string' || !JKT.test(jkt)) return res.status(400).json({ status: 'error', message: 'jkt must be a JWK SHA-256 thumbprint' });
+    if (typeof jkt !== 'string' || !JKT.test(jkt))
+      return res.status(400).json({ status: 'error', message: 'jkt must be a JWK SHA-256 thumbprint' });
     res.set('Cache-Control', 'no-store').json({ access_token: mint(jkt), token_type: 'DPoP', expires_in: LIFETIME });
   });
   app.get('/dpop/api/me', auth.requireVerifiedUser(['identify']), (req, res) => {

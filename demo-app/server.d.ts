@@ -5,7 +5,13 @@ import type { TokenAuth } from '../lib';
 
 /** The demo's dev issuer: mints Shape B tokens signed with a key made at start. */
 export interface DevIssuer {
-  mint(options?: { scopes?: string[]; providers?: string[]; origin?: string; lifetime?: number; forged?: boolean }): string;
+  mint(options?: {
+    scopes?: string[];
+    providers?: string[];
+    origin?: string;
+    lifetime?: number;
+    forged?: boolean;
+  }): string;
   /** Seconds a token lives. */
   readonly lifetime: number;
   /** The private signing key as PKCS#8 PEM. */
@@ -14,7 +20,11 @@ export interface DevIssuer {
 }
 
 /** Build the demo app with a fresh dev signing key; `codeLifetimeMs` shortens authorization codes (tests). */
-export function createDemoApp(options?: { codeLifetimeMs?: number }): { app: Express; auth: TokenAuth; issuer: DevIssuer };
+export function createDemoApp(options?: { codeLifetimeMs?: number }): {
+  app: Express;
+  auth: TokenAuth;
+  issuer: DevIssuer;
+};
 
 /** Start the demo; `port: 0` picks a free port. */
 export function startDemo(options?: { port?: number; host?: string; log?: (text: string) => void }): Promise<{

@@ -15,7 +15,8 @@ const PUBLIC = path.join(__dirname, 'public');
 
 // The pages load only their own scripts and styles, and never leak a token through a Referer header.
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
 };
@@ -46,7 +47,13 @@ function createDemoApp({ codeLifetimeMs } = {}) {
 
   // Two protected routes for the same token: one any identified user may call, one no demo token can.
   app.get('/api/me', auth.requireVerifiedUser(['identify']), (req, res) => {
-    res.json({ status: 'success', route: '/api/me', requires: ['identify'], jti: req.auth.jti, scopes: req.auth.scopes });
+    res.json({
+      status: 'success',
+      route: '/api/me',
+      requires: ['identify'],
+      jti: req.auth.jti,
+      scopes: req.auth.scopes,
+    });
   });
   app.get('/api/admin', auth.requireVerifiedUser(['admin']), (req, res) => {
     res.json({ status: 'success', route: '/api/admin', requires: ['admin'], jti: req.auth.jti });
@@ -86,7 +93,7 @@ function banner(url, token, keyFile) {
     '# No token: 401 with a WWW-Authenticate challenge:',
     `curl -si '${api}/auth/@users/verify?'`,
     '',
-    '# Another token, with the scopes you choose: the package\'s command, signing with this run\'s key',
+    "# Another token, with the scopes you choose: the package's command, signing with this run's key",
     '# (npx express-verified-user token --help says every flag):',
     `export TOKEN=$(npx express-verified-user token --key '${keyFile}' --iss ${ISSUER} --aud ${AUDIENCE} --scope identify,email --sub ada)`,
     `curl -s '${api}/me' -H "Authorization: Bearer $TOKEN"`,

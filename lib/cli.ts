@@ -11,13 +11,25 @@ import { HELP, KEY_HELP, TOKEN_HELP, UsageError } from './cli/usage';
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 const TOKEN_OPTIONS = {
-  secret: { type: 'string' }, key: { type: 'string' }, iss: { type: 'string' }, aud: { type: 'string' },
-  sub: { type: 'string' }, scope: { type: 'string', multiple: true }, exp: { type: 'string' }, claims: { type: 'string' },
-  claim: { type: 'string', multiple: true }, alg: { type: 'string' }, kid: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  secret: { type: 'string' },
+  key: { type: 'string' },
+  iss: { type: 'string' },
+  aud: { type: 'string' },
+  sub: { type: 'string' },
+  scope: { type: 'string', multiple: true },
+  exp: { type: 'string' },
+  claims: { type: 'string' },
+  claim: { type: 'string', multiple: true },
+  alg: { type: 'string' },
+  kid: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 const KEY_OPTIONS = {
-  alg: { type: 'string' }, public: { type: 'string' }, jwks: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  alg: { type: 'string' },
+  public: { type: 'string' },
+  jwks: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** What a run prints: text for stdout, or for stderr with an exit code. */
@@ -33,7 +45,11 @@ function parse<T extends ParseArgsOptionsConfig>(args: string[], options: T) {
   } catch (err) {
     // Node's message quotes a stray argument, which may be the second word of a secret: never echo it.
     const message = (err as Error).message;
-    throw new UsageError(/^Unexpected argument/.test(message) ? 'unexpected argument (a value with spaces needs quotes); see --help' : message);
+    throw new UsageError(
+      /^Unexpected argument/.test(message)
+        ? 'unexpected argument (a value with spaces needs quotes); see --help'
+        : message,
+    );
   }
 }
 
@@ -59,7 +75,8 @@ function dispatch(argv: string[], env: NodeJS.ProcessEnv): Outcome {
   if (command === 'key') {
     const { values } = parse(rest, KEY_OPTIONS);
     if (values.help === true) return { stdout: KEY_HELP, code: 0 };
-    if (values.public !== undefined) return { stdout: publicKeyOf(values.public, values.jwks === true, values.alg), code: 0 };
+    if (values.public !== undefined)
+      return { stdout: publicKeyOf(values.public, values.jwks === true, values.alg), code: 0 };
     if (values.jwks === true) throw new UsageError('--jwks goes with --public <file> (the JWKS of a key you saved)');
     return { stdout: newKeyPair(values.alg ?? 'ES256'), code: 0 };
   }
@@ -72,7 +89,10 @@ export function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Ou
     return dispatch(argv, env);
   } catch (err) {
     if (err instanceof UsageError) {
-      return { stderr: `express-verified-user: ${err.message}\nRun "express-verified-user --help" for usage.\n`, code: 2 };
+      return {
+        stderr: `express-verified-user: ${err.message}\nRun "express-verified-user --help" for usage.\n`,
+        code: 2,
+      };
     }
     return { stderr: `express-verified-user: ${err instanceof Error ? err.message : String(err)}\n`, code: 1 };
   }

@@ -32,9 +32,13 @@ export function resetDefaultTokenAuth(): void {
 }
 
 /** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
-export const requireVerifiedUser: (scopes?: ScopeRequirementInput, options?: RouteOptions) => RequestHandler = acceptUncalled(
-  'requireVerifiedUser', (scopes?: ScopeRequirementInput, options?: RouteOptions) => defaultTokenAuth().requireVerifiedUser(scopes, options));
+export const requireVerifiedUser: (scopes?: ScopeRequirementInput, options?: RouteOptions) => RequestHandler =
+  acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput, options?: RouteOptions) =>
+    defaultTokenAuth().requireVerifiedUser(scopes, options),
+  );
 
 /** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
 export const verifyRouter: (options?: VerifyRouterOptions) => RequestHandler = acceptUncalled(
-  'verifyRouter', (options?: VerifyRouterOptions) => defaultTokenAuth().verifyRouter(options));
+  'verifyRouter',
+  (options?: VerifyRouterOptions) => defaultTokenAuth().verifyRouter(options),
+);

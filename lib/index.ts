@@ -9,9 +9,24 @@ export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './http/ro
 export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode, type TokenFacts } from './base/errors';
 export { errorHandler } from './http/respond';
 export type {
-  VerifiedClaims, Providers, DiscordAccount, GoogleAccount, RobloxAccount, ProviderAccount, TokenMetadata,
+  VerifiedClaims,
+  Providers,
+  DiscordAccount,
+  GoogleAccount,
+  RobloxAccount,
+  ProviderAccount,
+  TokenMetadata,
 } from './token/claims';
-export type { TokenAuthOptions, KeyOption, CacheOptions, JwksKeyOption, UpstreamKeyOption, IntrospectionOptions, IntrospectMode, ClientAuthMethod } from './config/options';
+export type {
+  TokenAuthOptions,
+  KeyOption,
+  CacheOptions,
+  JwksKeyOption,
+  UpstreamKeyOption,
+  IntrospectionOptions,
+  IntrospectMode,
+  ClientAuthMethod,
+} from './config/options';
 export type { Duration } from './base/duration';
 export type { ScopeRequirementInput } from './token/scopes';
 export type { CacheStats } from './verify/cache';
@@ -21,7 +36,12 @@ export type { Algorithm } from './jose/algorithms';
 export type { ClaimsMode, ClaimsOf, JwtClaims, AccessTokenClaims, ClaimsValidator } from './token/claim-modes';
 export type { ScopeClaimOption } from './token/scope-claim';
 export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientCertificate } from './dpop/options';
-export { createMemoryReplayStore, type ReplayStore, type MemoryReplayStore, type MemoryReplayStoreOptions } from './dpop/replay';
+export {
+  createMemoryReplayStore,
+  type ReplayStore,
+  type MemoryReplayStore,
+  type MemoryReplayStoreOptions,
+} from './dpop/replay';
 export type { RevocationStore, RevocationList, RevocationStats } from './verify/revocation';
 export type { SharedVerdictStore } from './verify/shared-verdicts';
 export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';

@@ -18,7 +18,10 @@ export type { McpSdkLine } from './mcp/sdk-errors';
  * `Mcp-Method`/`Mcp-Name` headers and the JSON-RPC body: mount `express.json()` before it), and sets `req.auth` to
  * the SDK's `AuthInfo`, which the transport hands to tools. `auth.claims(req)` still gives the typed claims.
  */
-export function requireMcpAuth<C extends JwtClaims>(auth: TokenAuth<C>, options?: RequireMcpAuthOptions): RequestHandler {
+export function requireMcpAuth<C extends JwtClaims>(
+  auth: TokenAuth<C>,
+  options?: RequireMcpAuthOptions,
+): RequestHandler {
   return mcpAuthMiddleware(routeGuard(auth), (claims) => auth.scopesOf(claims), options);
 }
 
@@ -36,9 +39,17 @@ export const mcpTokenVerifier = mcpTokenVerifierLoading(require);
  * SDK's ESM builds, whose error classes are not the CommonJS ones `require` gives.
  */
 export function mcpTokenVerifierLoading(load: ModuleLoader) {
-  return function mcpTokenVerifier<C extends JwtClaims>(auth: TokenAuth<C>, options?: McpTokenVerifierOptions): McpTokenVerifier {
+  return function mcpTokenVerifier<C extends JwtClaims>(
+    auth: TokenAuth<C>,
+    options?: McpTokenVerifierOptions,
+  ): McpTokenVerifier {
     const { resource, dpopRequired } = routeGuard(auth);
-    const source = { verify: (token: string) => auth.verify(token), scopesOf: (claims: JwtClaims) => auth.scopesOf(claims), resource, dpopRequired };
+    const source = {
+      verify: (token: string) => auth.verify(token),
+      scopesOf: (claims: JwtClaims) => auth.scopesOf(claims),
+      resource,
+      dpopRequired,
+    };
     return createMcpTokenVerifier(source, options, load);
   };
 }

@@ -1,5 +1,14 @@
 // The `express-verified-user/otel` entry: OpenTelemetry spans and metrics from the diagnostics channels.
-import { metrics, SpanKind, SpanStatusCode, trace, type Attributes, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api';
+import {
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type MeterProvider,
+  type Span,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { fetchChannel, verifyChannel, type FetchEvent, type FetchKind, type VerifyTrace } from './observe/diagnostics';
 
 /** Where `instrumentTokenAuth` sends its spans and metrics; the global providers when not given. */
@@ -54,9 +63,17 @@ function metricAttributes(ctx: VerifyTrace): Attributes {
 export function instrumentTokenAuth(options: OtelOptions = {}): TokenAuthInstrumentation {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
-  const verifications = meter.createCounter('express_verified_user.verifications', { description: 'Token verifications, by outcome' });
-  const verifyDuration = meter.createHistogram('express_verified_user.verify.duration', { description: 'Time to verify a token', unit: 'ms' });
-  const fetchDuration = meter.createHistogram('express_verified_user.fetch.duration', { description: 'Time of a remote fetch (keys, discovery, upstream)', unit: 'ms' });
+  const verifications = meter.createCounter('express_verified_user.verifications', {
+    description: 'Token verifications, by outcome',
+  });
+  const verifyDuration = meter.createHistogram('express_verified_user.verify.duration', {
+    description: 'Time to verify a token',
+    unit: 'ms',
+  });
+  const fetchDuration = meter.createHistogram('express_verified_user.fetch.duration', {
+    description: 'Time of a remote fetch (keys, discovery, upstream)',
+    unit: 'ms',
+  });
 
   // Contexts are the channel's own objects: weak maps let an abandoned verification be collected with its span.
   const spans = new WeakMap<VerifyTrace, { span: Span; started: number }>();
@@ -76,7 +93,10 @@ export function instrumentTokenAuth(options: OtelOptions = {}): TokenAuthInstrum
   };
   const handlers = {
     start: (ctx: VerifyTrace) => {
-      spans.set(ctx, { span: tracer.startSpan('express-verified-user verify', { kind: SpanKind.INTERNAL }), started: performance.now() });
+      spans.set(ctx, {
+        span: tracer.startSpan('express-verified-user verify', { kind: SpanKind.INTERNAL }),
+        started: performance.now(),
+      });
     },
     end: (ctx: VerifyTrace) => {
       if (!ctx.async) finish(ctx);
@@ -89,12 +109,19 @@ export function instrumentTokenAuth(options: OtelOptions = {}): TokenAuthInstrum
 
   const onFetch = (message: unknown) => {
     const event = message as FetchEvent;
-    const attributes: Attributes = { 'express_verified_user.fetch.kind': event.kind, 'express_verified_user.fetch.outcome': event.outcome };
+    const attributes: Attributes = {
+      'express_verified_user.fetch.kind': event.kind,
+      'express_verified_user.fetch.outcome': event.outcome,
+    };
     const now = Date.now();
     const span = tracer.startSpan(`express-verified-user fetch ${event.kind}`, {
       kind: SpanKind.CLIENT,
       startTime: now - event.duration,
-      attributes: { ...attributes, 'url.full': event.url, ...(event.status === undefined ? {} : { 'http.response.status_code': event.status }) },
+      attributes: {
+        ...attributes,
+        'url.full': event.url,
+        ...(event.status === undefined ? {} : { 'http.response.status_code': event.status }),
+      },
     });
     if (event.outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome });
     span.end(now);

@@ -1,6 +1,14 @@
 // The `express-verified-user/testing` entry: a test issuer that mints tokens (HS, RS, ES, EdDSA; JWKS on
 // loopback; DPoP holders) for the app's own tests.
-import { constants, createHash, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import {
+  constants,
+  createHash,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  sign as cryptoSign,
+  type KeyObject,
+} from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenAuthOptions } from './config/options';
@@ -89,10 +97,16 @@ export interface TestIssuer {
  * A DPoP key holder with a new ES256 key (or RS256 / PS256 / EdDSA (Ed25519)), making proofs as a client
  * would. For tests only.
  */
-export function createDpopHolder(alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'ES256', clock: () => number = () => Date.now() / 1000): DpopHolder {
-  const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
-    : alg === 'EdDSA' ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('rsa', { modulusLength: 2048 });
+export function createDpopHolder(
+  alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'ES256',
+  clock: () => number = () => Date.now() / 1000,
+): DpopHolder {
+  const { privateKey, publicKey } =
+    alg === 'ES256'
+      ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+      : alg === 'EdDSA'
+        ? generateKeyPairSync('ed25519')
+        : generateKeyPairSync('rsa', { modulusLength: 2048 });
   const publicJwk = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
   const jkt = jwkThumbprint(publicJwk);
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -114,9 +128,12 @@ export function createDpopHolder(alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'E
         else payload[name] = value;
       }
       const input = `${encode({ typ: 'dpop+jwt', alg, jwk: publicJwk, ...header })}.${encode(payload)}`;
-      const options = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const }
-        : alg === 'PS256' ? { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }
-          : { key: privateKey };
+      const options =
+        alg === 'ES256'
+          ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const }
+          : alg === 'PS256'
+            ? { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }
+            : { key: privateKey };
       const signature = cryptoSign(alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), options);
       return `${input}.${signature.toString('base64url')}`;
     },
@@ -132,22 +149,36 @@ interface SigningKey {
 }
 
 function newKeyPair(alg: 'RS256' | 'ES256' | 'EdDSA'): SigningKey {
-  const pair = alg === 'RS256'
-    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-    : alg === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const pair =
+    alg === 'RS256'
+      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : alg === 'EdDSA'
+        ? generateKeyPairSync('ed25519')
+        : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   return { kid: randomUUID(), ...pair };
 }
 
 /** The JWKS (and with `discovery`, the OpenID configuration naming it) on 127.0.0.1; `origin` is the issuer. */
-async function serveJwks(body: () => string, counted: () => void, discovery: boolean): Promise<{ server: Server; uri: string; origin: string }> {
+async function serveJwks(
+  body: () => string,
+  counted: () => void,
+  discovery: boolean,
+): Promise<{ server: Server; uri: string; origin: string }> {
   let origin = '';
   const server = createServer((req, res) => {
-    const json = (text: string) => res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(text);
+    const json = (text: string) =>
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(text);
     if (req.url === '/.well-known/jwks.json') {
       counted();
       json(body());
     } else if (discovery && req.url === '/.well-known/openid-configuration') {
-      json(JSON.stringify({ issuer: origin, jwks_uri: `${origin}/.well-known/jwks.json`, id_token_signing_alg_values_supported: [] }));
+      json(
+        JSON.stringify({
+          issuer: origin,
+          jwks_uri: `${origin}/.well-known/jwks.json`,
+          id_token_signing_alg_values_supported: [],
+        }),
+      );
     } else {
       res.writeHead(404).end();
     }
@@ -165,10 +196,13 @@ async function serveJwks(body: () => string, counted: () => void, discovery: boo
 export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<TestIssuer> {
   const discovery = opts.discovery === true;
   const alg = opts.alg ?? (discovery ? 'ES256' : 'HS256');
-  if (!['HS256', 'RS256', 'ES256', 'EdDSA'].includes(alg)) throw new TypeError(`createTestIssuer: alg must be HS256, RS256, ES256 or EdDSA`);
-  if (opts.jwks === true && alg === 'HS256') throw new TypeError('createTestIssuer: jwks needs alg RS256, ES256 or EdDSA');
+  if (!['HS256', 'RS256', 'ES256', 'EdDSA'].includes(alg))
+    throw new TypeError(`createTestIssuer: alg must be HS256, RS256, ES256 or EdDSA`);
+  if (opts.jwks === true && alg === 'HS256')
+    throw new TypeError('createTestIssuer: jwks needs alg RS256, ES256 or EdDSA');
   if (discovery && alg === 'HS256') throw new TypeError('createTestIssuer: discovery needs alg RS256, ES256 or EdDSA');
-  if (discovery && opts.issuer !== undefined) throw new TypeError('createTestIssuer: with discovery the issuer is the server\'s own address; leave issuer out');
+  if (discovery && opts.issuer !== undefined)
+    throw new TypeError("createTestIssuer: with discovery the issuer is the server's own address; leave issuer out");
   const audience = opts.audience ?? 'api.test';
   const lifetime = opts.lifetime ?? 600;
   const clock = opts.clock ?? (() => Date.now() / 1000);
@@ -176,22 +210,29 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
   const secret = alg === 'HS256' ? randomBytes(48).toString('base64url') : undefined;
   const keys: SigningKey[] = alg === 'HS256' ? [] : [newKeyPair(alg)];
   let jwksRequests = 0;
-  const jwksBody = () => JSON.stringify({
-    keys: keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg, use: 'sig' })),
-  });
-  const served = opts.jwks === true || discovery ? await serveJwks(jwksBody, () => jwksRequests++, discovery) : undefined;
-  const issuer = discovery ? (served as { origin: string }).origin : opts.issuer ?? 'https://issuer.test';
+  const jwksBody = () =>
+    JSON.stringify({
+      keys: keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, alg, use: 'sig' })),
+    });
+  const served =
+    opts.jwks === true || discovery ? await serveJwks(jwksBody, () => jwksRequests++, discovery) : undefined;
+  const issuer = discovery ? (served as { origin: string }).origin : (opts.issuer ?? 'https://issuer.test');
 
   const holder = opts.dpop === true ? createDpopHolder('ES256', clock) : undefined;
-  const options: TokenAuthOptions = discovery ? { issuerBaseURL: issuer, audience, ...(holder === undefined ? {} : { dpop: {} }) } : {
-    key: secret !== undefined ? { secret }
-      : served !== undefined ? { jwksUri: served.uri, cooldown: 0 }
-        : { publicKey: keys[0].publicKey },
-    issuer,
-    audience,
-    algorithms: [alg],
-    ...(holder === undefined ? {} : { dpop: {} }),
-  };
+  const options: TokenAuthOptions = discovery
+    ? { issuerBaseURL: issuer, audience, ...(holder === undefined ? {} : { dpop: {} }) }
+    : {
+        key:
+          secret !== undefined
+            ? { secret }
+            : served !== undefined
+              ? { jwksUri: served.uri, cooldown: 0 }
+              : { publicKey: keys[0].publicKey },
+        issuer,
+        audience,
+        algorithms: [alg],
+        ...(holder === undefined ? {} : { dpop: {} }),
+      };
 
   const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
     const now = Math.floor(clock());
@@ -204,7 +245,12 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
       scopes: ['identify', 'email', 'profile', 'google', 'roblox', 'discord'],
       providers: {
         discord: { id: '80351110224678912', username: 'testuser', avatar: null },
-        google: { id: '110248495921238986420', email: 'test.user@example.com', name: 'Test User', picture: 'https://example.com/test-user.png' },
+        google: {
+          id: '110248495921238986420',
+          email: 'test.user@example.com',
+          name: 'Test User',
+          picture: 'https://example.com/test-user.png',
+        },
         roblox: { id: '156', username: 'testuser' },
       },
       metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user/testing' },

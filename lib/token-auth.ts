@@ -73,24 +73,38 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   const keys = createTokenSource(resolved);
   // Introspection (SPEC §16) is a second, remote source beside the discovered keys; shared verdicts wrap the remote one.
   const introspected = createIntrospectionSource(resolved.introspection, keys, {
-    clock: resolved.clock, clockTolerance: resolved.rules.clockTolerance, allowInsecureHttp: resolved.allowInsecureHttp,
+    clock: resolved.clock,
+    clockTolerance: resolved.rules.clockTolerance,
+    allowInsecureHttp: resolved.allowInsecureHttp,
   });
   const remote = withSharedVerdicts(introspected ?? keys, resolved);
   // With introspection each token goes its own way (verify/dispatch.ts): the discovered keys, or the remote source.
   const source = introspected === undefined ? remote : keys;
-  const route = resolved.introspection === undefined ? undefined : introspectionRoute(keys, remote, resolved.introspection);
+  const route =
+    resolved.introspection === undefined ? undefined : introspectionRoute(keys, remote, resolved.introspection);
   // A remote source's verdicts are always looked up (no second-sighting admission): each miss is a network call.
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance, remote.kind === 'jws');
-  const verifier = createVerifier({ source, route, rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
+  const verifier = createVerifier({
+    source,
+    route,
+    rules: resolved.rules,
+    claims: resolved.claims,
+    clock: resolved.clock,
+    cache,
+  });
   const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
   const scopeReader = resolved.claims.scopesOf;
 
   const tokenAuth: TokenAuth<C> = {
-    requireVerifiedUser: acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput, routeOptions?: RouteOptions) => (
-      verifiedUserMiddleware(auth, parseRouteRequirement(scopes, routeOptions), false)
-    )),
+    requireVerifiedUser: acceptUncalled(
+      'requireVerifiedUser',
+      (scopes?: ScopeRequirementInput, routeOptions?: RouteOptions) =>
+        verifiedUserMiddleware(auth, parseRouteRequirement(scopes, routeOptions), false),
+    ),
     optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => verifiedUserMiddleware(auth, OPEN_ROUTE, true)),
-    verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) => createVerifyRouter(auth, routerOptions)),
+    verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) =>
+      createVerifyRouter(auth, routerOptions),
+    ),
     verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
     claims(req) {
       // `object`: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo (docs/mcp.md).
@@ -99,18 +113,24 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       if (claims === undefined || !resolved.claims.passed(claims)) claims = guardedClaims(req) ?? claims;
       if (claims === undefined) throw new TokenAuthError('missing_token');
       // Claims another TokenAuth verified may not meet this one's mode: a programming error, never typed as if they did.
-      if (!resolved.claims.passed(claims)) throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
+      if (!resolved.claims.passed(claims))
+        throw new TokenAuthError('internal', { reason: 'claims-of-another-TokenAuth' });
       return claims as C;
     },
     scopesOf: (claims) => [...(scopeReader(claims) ?? [])],
     protectedResourceMetadata: acceptUncalled('protectedResourceMetadata', () => {
       if (resolved.resource === undefined) {
-        optionError('protectedResourceMetadata() needs option "resource": the URI of this protected resource (RFC 9728)');
+        optionError(
+          'protectedResourceMetadata() needs option "resource": the URI of this protected resource (RFC 9728)',
+        );
       }
       return protectedResourceMetadataRouter({
         resource: resolved.resource,
         authorizationServers: () => authorizationServers(resolved, keys),
-        dpop: resolved.dpop === undefined ? undefined : { algorithms: [...resolved.dpop.algorithms], required: resolved.dpop.required },
+        dpop:
+          resolved.dpop === undefined
+            ? undefined
+            : { algorithms: [...resolved.dpop.algorithms], required: resolved.dpop.required },
         mtls: resolved.mtlsConfigured,
       });
     }),
@@ -122,7 +142,10 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       auth.close();
     },
   };
-  guards.set(tokenAuth, createRouteGuard<never>(auth, resolved.resource, scopeReader, resolved.dpop?.required === true));
+  guards.set(
+    tokenAuth,
+    createRouteGuard<never>(auth, resolved.resource, scopeReader, resolved.dpop?.required === true),
+  );
   return tokenAuth;
 }
 
@@ -141,7 +164,10 @@ export function routeGuard<C extends JwtClaims>(auth: TokenAuth<C>): RouteGuard<
 }
 
 /** `authorization_servers`: the discovered issuers with `issuerBaseURL`, else the configured `issuer` values. */
-function authorizationServers(resolved: ResolvedOptions, source: TokenSource): AuthorizationServers | Promise<AuthorizationServers> {
+function authorizationServers(
+  resolved: ResolvedOptions,
+  source: TokenSource,
+): AuthorizationServers | Promise<AuthorizationServers> {
   if (source.kind === 'jws' && source.discoveredIssuers !== undefined) return source.discoveredIssuers();
   const issuer = resolved.rules.issuer;
   return { issuers: issuer === false ? [] : [...issuer], final: true };

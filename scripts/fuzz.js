@@ -24,13 +24,22 @@ async function main() {
   for (const [name, express] of EXPRESS_VERSIONS) {
     for (const cache of [false, { max: 1000 }]) {
       const t0 = performance.now();
-      const figures = await runFuzz({ express, numRuns: cache === false ? numRuns : Math.ceil(numRuns / 10), seed, cache });
+      const figures = await runFuzz({
+        express,
+        numRuns: cache === false ? numRuns : Math.ceil(numRuns / 10),
+        seed,
+        cache,
+      });
       const cases = Object.values(figures.cases).reduce((a, b) => a + b, 0);
       total += cases;
       const seconds = (performance.now() - t0) / 1000;
-      console.log(`${name}, cache ${cache === false ? 'off' : 'on (max 1000)'}: ${cases} cases in ${seconds.toFixed(1)} s (${Math.round(cases / seconds)}/s)`);
+      console.log(
+        `${name}, cache ${cache === false ? 'off' : 'on (max 1000)'}: ${cases} cases in ${seconds.toFixed(1)} s (${Math.round(cases / seconds)}/s)`,
+      );
       for (const [property, n] of Object.entries(figures.cases)) console.log(`  ${property}: ${n}`);
-      console.log(`  statuses: ${JSON.stringify(figures.statuses)}; unhandled rejections: ${figures.unhandledRejections}`);
+      console.log(
+        `  statuses: ${JSON.stringify(figures.statuses)}; unhandled rejections: ${figures.unhandledRejections}`,
+      );
       if (figures.unhandledRejections !== 0) throw new Error('unhandled rejections seen');
     }
   }

@@ -6,7 +6,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** Folders from the top of the pipeline down: a file may import its own folder or any folder below its own. */
-const FOLDER_ORDER = ['cli', 'mcp', 'stores', 'http', 'config', 'dpop', 'verify', 'remote', 'keys', 'fetch', 'observe', 'extract', 'token', 'jose', 'base'];
+const FOLDER_ORDER = [
+  'cli',
+  'mcp',
+  'stores',
+  'http',
+  'config',
+  'dpop',
+  'verify',
+  'remote',
+  'keys',
+  'fetch',
+  'observe',
+  'extract',
+  'token',
+  'jose',
+  'base',
+];
 const MAX_LINES = 300;
 const MAX_TOP_FILES = 8;
 
@@ -52,9 +68,11 @@ function checkLayout(lib) {
     const text = fs.readFileSync(file, 'utf8');
     const lines = text.split('\n').length;
     if (lines > MAX_LINES) problems.push(`${rel}: ${lines} lines (at most ${MAX_LINES})`);
-    if (!/^(#![^\n]*\n)?(\/\/|\/\*)/.test(text)) problems.push(`${rel}: does not open with a line saying what the room is`);
+    if (!/^(#![^\n]*\n)?(\/\/|\/\*)/.test(text))
+      problems.push(`${rel}: does not open with a line saying what the room is`);
     const folder = folderOf(lib, file);
-    if (folder !== '' && !FOLDER_ORDER.includes(folder)) problems.push(`${rel}: folder "${folder}" has no place in the order`);
+    if (folder !== '' && !FOLDER_ORDER.includes(folder))
+      problems.push(`${rel}: folder "${folder}" has no place in the order`);
     const targets = [];
     for (const spec of importsOf(text)) {
       const target = resolveSpec(file, spec);
@@ -80,7 +98,10 @@ function checkLayout(lib) {
     stack.push(file);
     for (const next of graph.get(file) ?? []) {
       if (state.get(next) === 'open') {
-        const cycle = stack.slice(stack.indexOf(next)).concat(next).map((f) => path.relative(lib, f));
+        const cycle = stack
+          .slice(stack.indexOf(next))
+          .concat(next)
+          .map((f) => path.relative(lib, f));
         problems.push(`import cycle: ${cycle.join(' → ')}`);
       } else if (!state.has(next)) visit(next);
     }

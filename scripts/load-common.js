@@ -23,10 +23,14 @@ function option(name, fallback, { allowZero = false } = {}) {
 
 /** Compile the package into DIST (scripts/.tmp/dist). */
 function compilePackage() {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'scripts/.tmp/dist'], {
-    cwd: path.join(__dirname, '..'),
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', 'scripts/.tmp/dist'],
+    {
+      cwd: path.join(__dirname, '..'),
+      stdio: 'inherit',
+    },
+  );
   return DIST;
 }
 

@@ -33,9 +33,20 @@ const HEADER = b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 
 function payload(i, overrides) {
   return JSON.stringify({
-    iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 3600, jti: `memory-${kind}-${i}`,
+    iss: ISSUER,
+    aud: AUDIENCE,
+    iat: NOW,
+    exp: NOW + 3600,
+    jti: `memory-${kind}-${i}`,
     scopes: ['identify', 'email', 'profile'],
-    providers: { google: { id: String(1e12 + i), email: `user${i}@example.com`, name: `User ${i}`, picture: `https://example.com/${i}.png` } },
+    providers: {
+      google: {
+        id: String(1e12 + i),
+        email: `user${i}@example.com`,
+        name: `User ${i}`,
+        picture: `https://example.com/${i}.png`,
+      },
+    },
     metadata: { createdAt: '2027-01-15T08:00:00.000Z', authorizer: 'memory-bound' },
     sub: null,
     ...overrides,
@@ -50,10 +61,14 @@ function signed(body, secret = SECRET) {
 /** Distinct invalid tokens of every cacheable fault class, in turn. */
 function invalid(i) {
   switch (i % 4) {
-    case 0: return signed(payload(i), 'not-the-secret-but-as-long-as-it!!!!!!!!'); // forged signature
-    case 1: return signed(payload(i, { exp: NOW - 60 })); // expired
-    case 2: return signed(payload(i, { aud: 'other.example.com' })); // wrong audience
-    default: return `${HEADER}.${b64(`{"jti":${i},`)}.${'A'.repeat(43)}`; // payload not JSON
+    case 0:
+      return signed(payload(i), 'not-the-secret-but-as-long-as-it!!!!!!!!'); // forged signature
+    case 1:
+      return signed(payload(i, { exp: NOW - 60 })); // expired
+    case 2:
+      return signed(payload(i, { aud: 'other.example.com' })); // wrong audience
+    default:
+      return `${HEADER}.${b64(`{"jti":${i},`)}.${'A'.repeat(43)}`; // payload not JSON
   }
 }
 
@@ -64,7 +79,13 @@ function heap() {
 }
 
 async function main() {
-  const auth = createTokenAuth({ key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW, cache: { max, maxBytes } });
+  const auth = createTokenAuth({
+    key: { secret: SECRET },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock: () => NOW,
+    cache: { max, maxBytes },
+  });
   const samples = [{ at: 0, heap: heap(), size: 0 }];
   let largest = 0;
   let accepted = 0;
@@ -87,7 +108,9 @@ async function main() {
     if ((i + 1) % step === 0) samples.push({ at: i + 1, heap: heap(), size });
   }
   const stats = auth.stats();
-  process.stdout.write(`${JSON.stringify({ kind, count, max, maxBytes, accepted, refused, largest, stats, samples })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ kind, count, max, maxBytes, accepted, refused, largest, stats, samples })}\n`,
+  );
 }
 
 main().catch((err) => {

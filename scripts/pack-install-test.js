@@ -34,7 +34,9 @@ function check(name, fn) {
 // A clean clone of the working tree: the files git tracks (or would), without dist/ or any build output. Its
 // node_modules is the repository's (a link), as after `npm ci`; `npm pack` there must build dist/ by itself.
 const clone = path.join(work, 'clone');
-const tracked = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root).split('\0').filter(Boolean);
+const tracked = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root)
+  .split('\0')
+  .filter(Boolean);
 for (const file of tracked) {
   if (!fs.existsSync(path.join(root, file))) continue; // deleted in the working tree, not yet in the index
   fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
@@ -53,20 +55,37 @@ const unpacked = path.join(work, 'package');
 
 check('package.json exports are the five entries and nothing more (the command is a bin, not an export)', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./mcp ./package.json') throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
-  if (pkg.bin?.['express-verified-user'] !== './dist/cli.js' || !shipped.has('dist/cli.js')) throw new Error('bin express-verified-user → ./dist/cli.js missing');
+  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./mcp ./package.json')
+    throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
+  if (pkg.bin?.['express-verified-user'] !== './dist/cli.js' || !shipped.has('dist/cli.js'))
+    throw new Error('bin express-verified-user → ./dist/cli.js missing');
 });
 
-check('npm pack in a clean clone builds dist/ first (the prepare script), so the tarball\'s main exists', () => {
+check("npm pack in a clean clone builds dist/ first (the prepare script), so the tarball's main exists", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  if (!/\bnpm run build\b/.test(pkg.scripts?.prepare ?? '')) throw new Error('package.json has no prepare script running the build');
+  if (!/\bnpm run build\b/.test(pkg.scripts?.prepare ?? ''))
+    throw new Error('package.json has no prepare script running the build');
   const main = pkg.main.replace(/^\.\//, '');
   if (!shipped.has(main)) throw new Error(`the tarball lacks ${main}, which "main" names (${shipped.size} files)`);
 });
 
 check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and docs/, and no sources or tests', () => {
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing.js', 'dist/otel.js', 'dist/redis.js', 'dist/http/express.d.ts',
-    'dist/mcp.js', 'dist/mcp.mjs', 'types/mcp.d.ts', 'types/mcp-request.d.ts', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) {
+  for (const needed of [
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/testing.js',
+    'dist/otel.js',
+    'dist/redis.js',
+    'dist/http/express.d.ts',
+    'dist/mcp.js',
+    'dist/mcp.mjs',
+    'types/mcp.d.ts',
+    'types/mcp-request.d.ts',
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+    'SECURITY.md',
+  ]) {
     if (!shipped.has(needed)) throw new Error(`missing ${needed}`);
   }
   if (![...shipped].some((file) => file.startsWith('docs/'))) throw new Error('missing docs/');
@@ -89,7 +108,9 @@ check('every relative link in the shipped README, SECURITY and docs points at a 
 });
 
 check('no "SPEC §" reference in what ships (users have no SPEC)', () => {
-  const cited = [...shipped].filter((f) => /\.(md|d\.ts)$/.test(f) && /SPEC\s*§/.test(fs.readFileSync(path.join(unpacked, f), 'utf8')));
+  const cited = [...shipped].filter(
+    (f) => /\.(md|d\.ts)$/.test(f) && /SPEC\s*§/.test(fs.readFileSync(path.join(unpacked, f), 'utf8')),
+  );
   if (cited.length > 0) throw new Error(`cites SPEC: ${cited.join(', ')}`);
 });
 
@@ -100,16 +121,34 @@ check('typesVersions maps every subpath export, so node10 (commonjs) TypeScript 
     if (subpath === '.' || subpath === './package.json') continue;
     const name = subpath.slice(2);
     if (JSON.stringify(mapped[name]) !== JSON.stringify([target.types])) {
-      throw new Error(`typesVersions["*"]["${name}"] should be ["${target.types}"], is ${JSON.stringify(mapped[name])}`);
+      throw new Error(
+        `typesVersions["*"]["${name}"] should be ["${target.types}"], is ${JSON.stringify(mapped[name])}`,
+      );
     }
   }
 });
 
 const rootPkg = require(path.join(root, 'package.json'));
 const devVersion = (name) => rootPkg.devDependencies[name];
-fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true }, null, 2));
-run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarPath, `express@${devVersion('express')}`,
-  `typescript@${devVersion('typescript')}`, `@types/express@${devVersion('@types/express')}`, `@types/node@${devVersion('@types/node')}`], app);
+fs.writeFileSync(
+  path.join(app, 'package.json'),
+  JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true }, null, 2),
+);
+run(
+  'npm',
+  [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--prefer-offline',
+    tarPath,
+    `express@${devVersion('express')}`,
+    `typescript@${devVersion('typescript')}`,
+    `@types/express@${devVersion('@types/express')}`,
+    `@types/node@${devVersion('@types/node')}`,
+  ],
+  app,
+);
 
 const serverScenario = (importLines) => `${importLines}
 const issuer = await createTestIssuer({ alg: 'ES256' });
@@ -134,19 +173,25 @@ console.log('served 200 and 401');
 `;
 
 check('require() from CommonJS', () => {
-  fs.writeFileSync(path.join(app, 'cjs.js'), `(async () => {
+  fs.writeFileSync(
+    path.join(app, 'cjs.js'),
+    `(async () => {
 const express = require('express');
 const { createTokenAuth, requireVerifiedUser, errorHandler, TokenAuthError } = require('express-verified-user');
 const { createTestIssuer } = require('express-verified-user/testing');
 ${serverScenario('').replace(/^/, '')}
-})().catch((e) => { console.error(e); process.exit(1); });`);
+})().catch((e) => { console.error(e); process.exit(1); });`,
+  );
   run('node', ['cjs.js'], app);
 });
 
 check('import from an ES module', () => {
-  fs.writeFileSync(path.join(app, 'esm.mjs'), serverScenario(`import express from 'express';
+  fs.writeFileSync(
+    path.join(app, 'esm.mjs'),
+    serverScenario(`import express from 'express';
 import { createTokenAuth, requireVerifiedUser, errorHandler, TokenAuthError } from 'express-verified-user';
-import { createTestIssuer } from 'express-verified-user/testing';`));
+import { createTestIssuer } from 'express-verified-user/testing';`),
+  );
   run('node', ['esm.mjs'], app);
 });
 
@@ -188,7 +233,7 @@ export function body(err: unknown): ErrorBody | undefined {
   return err instanceof TokenAuthError ? err.toJSON() : undefined;
 }
 `;
-check('@types/express is an optional peer dependency (the package\'s .d.ts files import Express\'s types)', () => {
+check("@types/express is an optional peer dependency (the package's .d.ts files import Express's types)", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   if (!pkg.peerDependencies?.['@types/express'] || pkg.peerDependenciesMeta?.['@types/express']?.optional !== true) {
     throw new Error('peerDependencies and peerDependenciesMeta should name @types/express as optional');
@@ -208,23 +253,50 @@ const MODULE_SETTINGS = [
 fs.writeFileSync(path.join(app, 'types-consumer.ts'), TYPES_CONSUMER);
 for (const [resolution, moduleOptions] of MODULE_SETTINGS) {
   for (const esModuleInterop of [true, false]) {
-    check(`TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root, ./testing and ./redis with no type error`, () => {
-      const config = `tsconfig.${resolution}-${esModuleInterop}.json`;
-      fs.writeFileSync(path.join(app, config), JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', types: ['node'], esModuleInterop, skipLibCheck: false, ...moduleOptions },
-        files: ['types-consumer.ts'],
-      }));
-      run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', config], app);
-    });
+    check(
+      `TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root, ./testing and ./redis with no type error`,
+      () => {
+        const config = `tsconfig.${resolution}-${esModuleInterop}.json`;
+        fs.writeFileSync(
+          path.join(app, config),
+          JSON.stringify({
+            compilerOptions: {
+              strict: true,
+              noEmit: true,
+              target: 'ES2022',
+              types: ['node'],
+              esModuleInterop,
+              skipLibCheck: false,
+              ...moduleOptions,
+            },
+            files: ['types-consumer.ts'],
+          }),
+        );
+        run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', config], app);
+      },
+    );
   }
 }
 
 check('TypeScript (strict, node16 resolution) sees the types and req.auth', () => {
-  fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', esModuleInterop: true, types: ['node'] },
-    files: ['app.ts'],
-  }));
-  fs.writeFileSync(path.join(app, 'app.ts'), `import express from 'express';
+  fs.writeFileSync(
+    path.join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'ES2022',
+        esModuleInterop: true,
+        types: ['node'],
+      },
+      files: ['app.ts'],
+    }),
+  );
+  fs.writeFileSync(
+    path.join(app, 'app.ts'),
+    `import express from 'express';
 import { createTokenAuth, errorHandler, TokenAuthError, type VerifiedClaims, type ErrorBody, type TokenAuthOptions } from 'express-verified-user';
 import { createTestIssuer } from 'express-verified-user/testing';
 
@@ -244,7 +316,8 @@ export async function mint(): Promise<string> {
 export function body(err: unknown): ErrorBody | undefined {
   return err instanceof TokenAuthError ? err.toJSON() : undefined;
 }
-`);
+`,
+  );
   run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', '.'], app);
 });
 
@@ -254,27 +327,65 @@ const NODE_TYPES = [...new Set([devVersion('@types/node'), '22', '24', 'latest']
 for (const version of NODE_TYPES) {
   check(`TypeScript (strict, skipLibCheck off) compiles the consumer with @types/node@${version}`, () => {
     // The newest is asked of the registry each run (no --prefer-offline), so a new major is seen the day it lands.
-    run('npm', ['install', '--no-audit', '--no-fund', ...(version === 'latest' ? [] : ['--prefer-offline']), `@types/node@${version}`], app);
-    const installed = JSON.parse(fs.readFileSync(path.join(app, 'node_modules', '@types', 'node', 'package.json'), 'utf8')).version;
+    run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        ...(version === 'latest' ? [] : ['--prefer-offline']),
+        `@types/node@${version}`,
+      ],
+      app,
+    );
+    const installed = JSON.parse(
+      fs.readFileSync(path.join(app, 'node_modules', '@types', 'node', 'package.json'), 'utf8'),
+    ).version;
     console.log(`# @types/node ${installed}`);
-    fs.writeFileSync(path.join(app, 'tsconfig.node-types.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', types: ['node'], esModuleInterop: true, skipLibCheck: false, module: 'node16', moduleResolution: 'node16' },
-      files: ['types-consumer.ts'],
-    }));
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.node-types.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          types: ['node'],
+          esModuleInterop: true,
+          skipLibCheck: false,
+          module: 'node16',
+          moduleResolution: 'node16',
+        },
+        files: ['types-consumer.ts'],
+      }),
+    );
     run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.node-types.json'], app);
   });
 }
 
 check('TypeScript rejects misuse of req.auth', () => {
-  fs.writeFileSync(path.join(app, 'bad.ts'), `import express from 'express';
+  fs.writeFileSync(
+    path.join(app, 'bad.ts'),
+    `import express from 'express';
 import { createTokenAuth } from 'express-verified-user';
 const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
 express().get('/', auth.requireVerifiedUser(), (req) => { const n: number = req.auth!.jti; return n; });
-`);
-  fs.writeFileSync(path.join(app, 'tsconfig.bad.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', esModuleInterop: true, types: ['node'] },
-    files: ['bad.ts'],
-  }));
+`,
+  );
+  fs.writeFileSync(
+    path.join(app, 'tsconfig.bad.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'ES2022',
+        esModuleInterop: true,
+        types: ['node'],
+      },
+      files: ['bad.ts'],
+    }),
+  );
   let failed = false;
   try {
     run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.bad.json'], app);
@@ -284,35 +395,72 @@ express().get('/', auth.requireVerifiedUser(), (req) => { const n: number = req.
   if (!failed) throw new Error('tsc accepted a string claim assigned to a number');
 });
 
-check('the express-verified-user command (bin) prints a token the installed package verifies, and exits 2 on bad input', () => {
-  const bin = path.join(app, 'node_modules', '.bin', 'express-verified-user');
-  const env = { PATH: process.env.PATH, TOKEN_SECRET: 's'.repeat(40), TOKEN_ISSUER: 'https://dev.local', TOKEN_AUDIENCE: 'my-api' };
-  const token = execFileSync(bin, ['token', '--scope', 'identify', '--sub', 'user-1'], { cwd: app, env, encoding: 'utf8' }).trim();
-  fs.writeFileSync(path.join(app, 'cli-token.js'), `const { createTokenAuth } = require('express-verified-user');
+check(
+  'the express-verified-user command (bin) prints a token the installed package verifies, and exits 2 on bad input',
+  () => {
+    const bin = path.join(app, 'node_modules', '.bin', 'express-verified-user');
+    const env = {
+      PATH: process.env.PATH,
+      TOKEN_SECRET: 's'.repeat(40),
+      TOKEN_ISSUER: 'https://dev.local',
+      TOKEN_AUDIENCE: 'my-api',
+    };
+    const token = execFileSync(bin, ['token', '--scope', 'identify', '--sub', 'user-1'], {
+      cwd: app,
+      env,
+      encoding: 'utf8',
+    }).trim();
+    fs.writeFileSync(
+      path.join(app, 'cli-token.js'),
+      `const { createTokenAuth } = require('express-verified-user');
 const auth = createTokenAuth({ key: { secret: process.env.TOKEN_SECRET }, issuer: process.env.TOKEN_ISSUER, audience: process.env.TOKEN_AUDIENCE });
-auth.verify(process.argv[2]).then((claims) => { auth.close(); if (claims.sub !== 'user-1') process.exit(1); }, (e) => { console.error(e.code, e.reason); process.exit(1); });`);
-  execFileSync('node', ['cli-token.js', token], { cwd: app, env, stdio: 'pipe' });
-  let code = 0;
-  try {
-    execFileSync(bin, ['token', '--nonsense'], { cwd: app, env, stdio: 'pipe' });
-  } catch (err) {
-    code = err.status;
-  }
-  if (code !== 2) throw new Error(`bad input exited ${code}, not 2`);
-});
+auth.verify(process.argv[2]).then((claims) => { auth.close(); if (claims.sub !== 'user-1') process.exit(1); }, (e) => { console.error(e.code, e.reason); process.exit(1); });`,
+    );
+    execFileSync('node', ['cli-token.js', token], { cwd: app, env, stdio: 'pipe' });
+    let code = 0;
+    try {
+      execFileSync(bin, ['token', '--nonsense'], { cwd: app, env, stdio: 'pipe' });
+    } catch (err) {
+      code = err.status;
+    }
+    if (code !== 2) throw new Error(`bad input exited ${code}, not 2`);
+  },
+);
 
 check('express-verified-user/redis loads with no Redis client installed (optional peers)', () => {
-  fs.writeFileSync(path.join(app, 'redis-entry.js'), `const { createRedisStore } = require('express-verified-user/redis');
+  fs.writeFileSync(
+    path.join(app, 'redis-entry.js'),
+    `const { createRedisStore } = require('express-verified-user/redis');
 if (typeof createRedisStore !== 'function') throw new Error('createRedisStore missing');
 try { createRedisStore({}); throw new Error('accepted a non-client'); } catch (e) { if (!(e instanceof TypeError)) throw e; }
-console.log('redis entry ok');`);
+console.log('redis entry ok');`,
+  );
   run('node', ['redis-entry.js'], app);
 });
 
 check('the otel entry: without @opentelemetry/api the core still loads; with it, a verification is counted', () => {
-  run('node', ['-e', "require('express-verified-user'); try { require('express-verified-user/otel'); process.exit(1); } catch (e) { if (e.code !== 'MODULE_NOT_FOUND') throw e; }"], app);
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@opentelemetry/api@${devVersion('@opentelemetry/api')}`], app);
-  fs.writeFileSync(path.join(app, 'otel.js'), `const { createTokenAuth } = require('express-verified-user');
+  run(
+    'node',
+    [
+      '-e',
+      "require('express-verified-user'); try { require('express-verified-user/otel'); process.exit(1); } catch (e) { if (e.code !== 'MODULE_NOT_FOUND') throw e; }",
+    ],
+    app,
+  );
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      `@opentelemetry/api@${devVersion('@opentelemetry/api')}`,
+    ],
+    app,
+  );
+  fs.writeFileSync(
+    path.join(app, 'otel.js'),
+    `const { createTokenAuth } = require('express-verified-user');
 const { instrumentTokenAuth } = require('express-verified-user/otel');
 let counted = 0;
 const meter = { createCounter: () => ({ add: () => { counted++; } }), createHistogram: () => ({ record() {} }) };
@@ -320,27 +468,49 @@ const span = { setAttributes() {}, setStatus() {}, end() {} };
 instrumentTokenAuth({ meterProvider: { getMeter: () => meter }, tracerProvider: { getTracer: () => ({ startSpan: () => span }) } });
 const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
 auth.verify('a.b.c').catch(() => { auth.close(); if (counted !== 1) { console.error('counted', counted); process.exit(1); } });
-`);
+`,
+  );
   run('node', ['otel.js'], app);
 });
 
-check('the mcp entry: without the MCP SDK requireMcpAuth loads and mcpTokenVerifier says what to install; with the 1.x SDK a refused token is its InvalidTokenError, and 401 from an ES module app', () => {
-  fs.writeFileSync(path.join(app, 'mcp-bare.js'), `const { createTokenAuth } = require('express-verified-user');
+check(
+  'the mcp entry: without the MCP SDK requireMcpAuth loads and mcpTokenVerifier says what to install; with the 1.x SDK a refused token is its InvalidTokenError, and 401 from an ES module app',
+  () => {
+    fs.writeFileSync(
+      path.join(app, 'mcp-bare.js'),
+      `const { createTokenAuth } = require('express-verified-user');
 const { requireMcpAuth, mcpTokenVerifier } = require('express-verified-user/mcp');
 const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
 if (typeof requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { admin: ['mcp:admin'] } }) !== 'function') throw new Error('no middleware');
 try { mcpTokenVerifier(auth); throw new Error('no error without the SDK'); } catch (e) { if (!(e instanceof TypeError) || !/@modelcontextprotocol/.test(e.message)) throw e; }
-auth.close();`);
-  run('node', ['mcp-bare.js'], app);
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@modelcontextprotocol/sdk@${devVersion('@modelcontextprotocol/sdk')}`, `zod@${devVersion('zod')}`], app);
-  fs.writeFileSync(path.join(app, 'mcp-sdk.js'), `const { createTokenAuth } = require('express-verified-user');
+auth.close();`,
+    );
+    run('node', ['mcp-bare.js'], app);
+    run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        `@modelcontextprotocol/sdk@${devVersion('@modelcontextprotocol/sdk')}`,
+        `zod@${devVersion('zod')}`,
+      ],
+      app,
+    );
+    fs.writeFileSync(
+      path.join(app, 'mcp-sdk.js'),
+      `const { createTokenAuth } = require('express-verified-user');
 const { mcpTokenVerifier } = require('express-verified-user/mcp');
 const { InvalidTokenError } = require('@modelcontextprotocol/sdk/server/auth/errors.js');
 const auth = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false });
-mcpTokenVerifier(auth).verifyAccessToken('a.b.c').then(() => process.exit(1), (e) => { auth.close(); if (!(e instanceof InvalidTokenError)) { console.error(e); process.exit(1); } });`);
-  run('node', ['mcp-sdk.js'], app);
-  // An ES module app gets the SDK's ESM classes: the SDK's requireBearerAuth must still answer 401, not 500.
-  fs.writeFileSync(path.join(app, 'mcp-esm.mjs'), `import express from 'express';
+mcpTokenVerifier(auth).verifyAccessToken('a.b.c').then(() => process.exit(1), (e) => { auth.close(); if (!(e instanceof InvalidTokenError)) { console.error(e); process.exit(1); } });`,
+    );
+    run('node', ['mcp-sdk.js'], app);
+    // An ES module app gets the SDK's ESM classes: the SDK's requireBearerAuth must still answer 401, not 500.
+    fs.writeFileSync(
+      path.join(app, 'mcp-esm.mjs'),
+      `import express from 'express';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { createTokenAuth } from 'express-verified-user';
 import { mcpTokenVerifier } from 'express-verified-user/mcp';
@@ -352,12 +522,18 @@ await new Promise((r) => server.once('listening', r));
 const answer = await fetch('http://127.0.0.1:' + server.address().port + '/mcp', { method: 'POST', headers: { Authorization: 'Bearer a.b.c' } });
 server.close();
 auth.close();
-if (answer.status !== 401) throw new Error('ESM: refused token answered ' + answer.status);`);
-  run('node', ['mcp-esm.mjs'], app);
-});
+if (answer.status !== 401) throw new Error('ESM: refused token answered ' + answer.status);`,
+    );
+    run('node', ['mcp-esm.mjs'], app);
+  },
+);
 
-check('TypeScript (strict, skipLibCheck off): an MCP route passes req to the SDK transport with no cast; claims through auth.claims(req)', () => {
-  fs.writeFileSync(path.join(app, 'mcp-app.ts'), `import express from 'express';
+check(
+  'TypeScript (strict, skipLibCheck off): an MCP route passes req to the SDK transport with no cast; claims through auth.claims(req)',
+  () => {
+    fs.writeFileSync(
+      path.join(app, 'mcp-app.ts'),
+      `import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createTokenAuth } from 'express-verified-user';
 import { requireMcpAuth, type McpAuthInfo } from 'express-verified-user/mcp';
@@ -371,13 +547,27 @@ app.post('/mcp', express.json(), requireMcpAuth(auth, { scopes: ['mcp:tools'] })
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await transport.handleRequest(req, res, req.body);
 });
-`);
-  fs.writeFileSync(path.join(app, 'tsconfig.mcp.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'commonjs', moduleResolution: 'node10', target: 'ES2022', esModuleInterop: true, skipLibCheck: false, types: ['node'] },
-    files: ['mcp-app.ts'],
-  }));
-  run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.mcp.json'], app);
-});
+`,
+    );
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.mcp.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          target: 'ES2022',
+          esModuleInterop: true,
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files: ['mcp-app.ts'],
+      }),
+    );
+    run(path.join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.mcp.json'], app);
+  },
+);
 
 fs.rmSync(work, { recursive: true, force: true });
 const passed = results.filter(([, ok]) => ok).length;

@@ -33,10 +33,20 @@ function token(jti, key = secret) {
   return {
     jti,
     exp,
-    token: signHs256({
-      iss: 'auth.example.com', aud: 'api.example.com', iat: now - 60, exp, jti,
-      scopes: ['identify'], providers: {}, metadata: { createdAt: new Date((now - 60) * 1000).toISOString(), authorizer: 'soak' }, sub: null,
-    }, key),
+    token: signHs256(
+      {
+        iss: 'auth.example.com',
+        aud: 'api.example.com',
+        iat: now - 60,
+        exp,
+        jti,
+        scopes: ['identify'],
+        providers: {},
+        metadata: { createdAt: new Date((now - 60) * 1000).toISOString(), authorizer: 'soak' },
+        sub: null,
+      },
+      key,
+    ),
   };
 }
 const INVALID = '{"status":"error","message":"Invalid access token"}';
@@ -59,19 +69,31 @@ async function main() {
   /** jti → { started, stored } (ms) of its revocation during the run. */
   const revokedAt = new Map();
 
-  const base = { redisUrl: redis.url, key: { secret }, issuer: 'auth.example.com', audience: 'api.example.com', prefix: 'soak:' };
+  const base = {
+    redisUrl: redis.url,
+    key: { secret },
+    issuer: 'auth.example.com',
+    audience: 'api.example.com',
+    prefix: 'soak:',
+  };
   process.env.FLEET_DIST = DIST;
   const instances = await Promise.all([
     startInstance({ ...base, express: 5 }),
     startInstance({ ...base, express: 4, client: 'ioredis' }),
     startInstance({ ...base, express: 5 }),
   ]);
-  for (const instance of instances) await within(10_000, async () => (await instance.get(valid[0].token)).status === 200, 'an instance to load');
+  for (const instance of instances)
+    await within(10_000, async () => (await instance.get(valid[0].token)).status === 200, 'an instance to load');
 
   const tally = { answers: 0, wrong: 0, fivexx: 0, examples: [], byKind: {} };
   const kinds = [
     { name: 'valid', weight: 5, pool: valid, judge: (status, body) => status === 200 && body.startsWith('{"jti":') },
-    { name: 'revoked before the run', weight: 1, pool: before, judge: (status, body) => status === 401 && body === INVALID },
+    {
+      name: 'revoked before the run',
+      weight: 1,
+      pool: before,
+      judge: (status, body) => status === 401 && body === INVALID,
+    },
     { name: 'forged', weight: 1, pool: forged, judge: (status, body) => status === 401 && body === INVALID },
     {
       name: 'revoked during the run',
@@ -79,7 +101,8 @@ async function main() {
       pool: doomed,
       judge(status, body, sentAt, t) {
         const when = revokedAt.get(t.jti);
-        if (status === 200) return when === undefined || when.stored === undefined || sentAt < when.stored + PROPAGATION_MS;
+        if (status === 200)
+          return when === undefined || when.stored === undefined || sentAt < when.stored + PROPAGATION_MS;
         return status === 401 && body === INVALID && when !== undefined && sentAt >= when.started;
       },
     },
@@ -119,26 +142,46 @@ async function main() {
     if (t === undefined) return;
     const when = { started: Date.now(), stored: undefined };
     revokedAt.set(t.jti, when);
-    store.revoke(t.jti, t.exp).then(() => (when.stored = Date.now()), (err) => console.error('revoke failed', err.message));
+    store.revoke(t.jti, t.exp).then(
+      () => (when.stored = Date.now()),
+      (err) => console.error('revoke failed', err.message),
+    );
   }, every);
 
-  console.log(`soak --fleet: ${seconds} s, ${connections} connections over 3 instances, redis-server on 127.0.0.1:${redis.port}`);
+  console.log(
+    `soak --fleet: ${seconds} s, ${connections} connections over 3 instances, redis-server on 127.0.0.1:${redis.port}`,
+  );
   const per = Math.max(1, Math.floor(connections / instances.length));
-  const results = await Promise.all(instances.map((instance) => autocannon({
-    url: `http://127.0.0.1:${instance.port}`, connections: per, duration: seconds, requests,
-  })));
+  const results = await Promise.all(
+    instances.map((instance) =>
+      autocannon({
+        url: `http://127.0.0.1:${instance.port}`,
+        connections: per,
+        duration: seconds,
+        requests,
+      }),
+    ),
+  );
   clearInterval(revoker);
 
   // After the run: every instance refuses every token revoked during it.
   let stale = 0;
-  for (const t of doomed.slice(0, revoking)) for (const instance of instances) if ((await instance.get(t.token)).status !== 401) stale++;
+  for (const t of doomed.slice(0, revoking))
+    for (const instance of instances) if ((await instance.get(t.token)).status !== 401) stale++;
   const total = results.reduce((n, r) => n + r.requests.total, 0);
   const errors = results.reduce((n, r) => n + r.errors + r.timeouts, 0);
-  console.log(`requests: ${total} answered (${Math.round(total / seconds)}/s), latency p50 ${results.map((r) => r.latency.p50).join('/')} ms, `
-    + `p99 ${results.map((r) => r.latency.p99).join('/')} ms per instance; errors+timeouts ${errors}`);
-  for (const [name, t] of Object.entries(tally.byKind)) console.log(`  ${name}: ${t.answers} answers, ${t.wrong} wrong`);
-  console.log(`revocations during the run: ${Math.min(revoking, doomed.length)}; afterwards still accepted somewhere: ${stale}`);
-  console.log(`checked: ${tally.answers}, wrong answers: ${tally.wrong}, 5xx: ${tally.fivexx}${tally.examples.length ? ` (${tally.examples.join('; ')})` : ''}`);
+  console.log(
+    `requests: ${total} answered (${Math.round(total / seconds)}/s), latency p50 ${results.map((r) => r.latency.p50).join('/')} ms, ` +
+      `p99 ${results.map((r) => r.latency.p99).join('/')} ms per instance; errors+timeouts ${errors}`,
+  );
+  for (const [name, t] of Object.entries(tally.byKind))
+    console.log(`  ${name}: ${t.answers} answers, ${t.wrong} wrong`);
+  console.log(
+    `revocations during the run: ${Math.min(revoking, doomed.length)}; afterwards still accepted somewhere: ${stale}`,
+  );
+  console.log(
+    `checked: ${tally.answers}, wrong answers: ${tally.wrong}, 5xx: ${tally.fivexx}${tally.examples.length ? ` (${tally.examples.join('; ')})` : ''}`,
+  );
   const ok = tally.wrong === 0 && tally.fivexx === 0 && errors === 0 && stale === 0 && tally.answers === total;
   console.log(ok ? 'soak --fleet: passed' : 'soak --fleet: FAILED');
   if (!ok) process.exitCode = 1;

@@ -28,9 +28,20 @@ const MiB = 1024 * 1024;
 const token = (payload, key = secret) => signHs256(payload, key);
 function claims(i, overrides = {}) {
   return {
-    iss: 'auth.example.com', aud: 'api.example.com', iat: now - 60, exp: now + 3600 + seconds, jti: `soak-${i}`,
+    iss: 'auth.example.com',
+    aud: 'api.example.com',
+    iat: now - 60,
+    exp: now + 3600 + seconds,
+    jti: `soak-${i}`,
     scopes: ['identify', 'email', 'profile'],
-    providers: { google: { id: String(1e12 + i), email: `u${i}@example.com`, name: `User ${i}`, picture: `https://example.com/${i}.png` } },
+    providers: {
+      google: {
+        id: String(1e12 + i),
+        email: `u${i}@example.com`,
+        name: `User ${i}`,
+        picture: `https://example.com/${i}.png`,
+      },
+    },
     metadata: { createdAt: new Date((now - 60) * 1000).toISOString(), authorizer: 'soak' },
     sub: null,
     ...overrides,
@@ -45,12 +56,47 @@ const SCOPE = '{"status":"error","message":"Insufficient scope"}';
 /** Each kind of traffic: its tokens, the status and body it must get, and its weight in the mix. */
 const KINDS = [
   { name: 'valid (hot set of 100)', weight: 4, status: 200, tokens: range(100, (i) => token(claims(i))) },
-  { name: 'valid (pool of 30 000, beyond the cache)', weight: 4, status: 200, tokens: range(30_000, (i) => token(claims(1000 + i))) },
-  { name: 'expired', weight: 1, status: 401, body: EXPIRED, tokens: range(2000, (i) => token(claims(100_000 + i, { iat: now - 7200, exp: now - 3600 }))) },
-  { name: 'forged (wrong key)', weight: 1, status: 401, body: INVALID, tokens: range(2000, (i) => token(claims(200_000 + i), randomBytes(32))) },
-  { name: 'missing scope', weight: 1, status: 403, body: SCOPE, tokens: range(2000, (i) => token(claims(300_000 + i, { scopes: ['email'] }))) },
-  { name: 'alg none', weight: 1, status: 401, body: INVALID, tokens: range(500, (i) => `${b64({ alg: 'none' })}.${b64(claims(400_000 + i))}.`) },
-  { name: 'malformed', weight: 1, status: 401, body: INVALID, tokens: range(500, (i) => `${b64({ alg: 'HS256' })}.${b64(`{"jti":${i}`)}.AAAA`) },
+  {
+    name: 'valid (pool of 30 000, beyond the cache)',
+    weight: 4,
+    status: 200,
+    tokens: range(30_000, (i) => token(claims(1000 + i))),
+  },
+  {
+    name: 'expired',
+    weight: 1,
+    status: 401,
+    body: EXPIRED,
+    tokens: range(2000, (i) => token(claims(100_000 + i, { iat: now - 7200, exp: now - 3600 }))),
+  },
+  {
+    name: 'forged (wrong key)',
+    weight: 1,
+    status: 401,
+    body: INVALID,
+    tokens: range(2000, (i) => token(claims(200_000 + i), randomBytes(32))),
+  },
+  {
+    name: 'missing scope',
+    weight: 1,
+    status: 403,
+    body: SCOPE,
+    tokens: range(2000, (i) => token(claims(300_000 + i, { scopes: ['email'] }))),
+  },
+  {
+    name: 'alg none',
+    weight: 1,
+    status: 401,
+    body: INVALID,
+    tokens: range(500, (i) => `${b64({ alg: 'none' })}.${b64(claims(400_000 + i))}.`),
+  },
+  {
+    name: 'malformed',
+    weight: 1,
+    status: 401,
+    body: INVALID,
+    tokens: range(500, (i) => `${b64({ alg: 'HS256' })}.${b64(`{"jti":${i}`)}.AAAA`),
+  },
   { name: 'missing (no Authorization)', weight: 1, status: 401, body: MISSING, tokens: [undefined] },
 ];
 
@@ -62,7 +108,11 @@ function median(values) {
 async function main() {
   // The server runs the compiled package, built privately from the working tree (dist/ is left alone).
   compilePackage();
-  const server = fork(path.join(__dirname, 'soak-server.js'), [], { execArgv: process.env.SOAK_GC === '1' ? ['--expose-gc'] : [], env: { ...process.env, SOAK_SECRET: secret }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const server = fork(path.join(__dirname, 'soak-server.js'), [], {
+    execArgv: process.env.SOAK_GC === '1' ? ['--expose-gc'] : [],
+    env: { ...process.env, SOAK_SECRET: secret },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const samples = [];
   const port = await new Promise((resolve, reject) => {
     server.on('message', (message) => {
@@ -101,7 +151,9 @@ async function main() {
     for (let i = 0; i < kind.weight; i++) requests.push(entry);
   }
 
-  console.log(`soak: ${seconds} s, ${connections} connections, ${KINDS.length} kinds of traffic, server pid ${server.pid}`);
+  console.log(
+    `soak: ${seconds} s, ${connections} connections, ${KINDS.length} kinds of traffic, server pid ${server.pid}`,
+  );
   const started = Date.now();
   const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration: seconds, requests });
   const ended = Date.now();
@@ -110,9 +162,14 @@ async function main() {
 
   const answers = [...tally.values()].reduce((n, t) => n + t.answers, 0);
   const wrong = [...tally.values()].reduce((n, t) => n + t.wrong, 0);
-  console.log(`requests: ${result.requests.total} answered (${Math.round(result.requests.average)}/s average), `
-    + `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; errors ${result.errors}, timeouts ${result.timeouts}`);
-  for (const [name, t] of tally) console.log(`  ${name}: ${t.answers} answers, ${t.wrong} wrong${t.examples.length ? ` (${t.examples.join('; ')})` : ''}`);
+  console.log(
+    `requests: ${result.requests.total} answered (${Math.round(result.requests.average)}/s average), ` +
+      `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; errors ${result.errors}, timeouts ${result.timeouts}`,
+  );
+  for (const [name, t] of tally)
+    console.log(
+      `  ${name}: ${t.answers} answers, ${t.wrong} wrong${t.examples.length ? ` (${t.examples.join('; ')})` : ''}`,
+    );
   console.log(`checked: ${answers}, wrong answers: ${wrong}, 5xx: ${fivexx}`);
 
   const during = samples.filter((s) => s.at >= started && s.at <= ended);
@@ -123,14 +180,28 @@ async function main() {
   const late = median(settled.slice(-quarter).map((s) => s.rss));
   const allowed = Math.max(16 * MiB, early * 0.1);
   const step = Math.max(1, Math.floor(during.length / 12));
-  console.log(`server RSS (MiB) every ${step} s: ${during.filter((_, i) => i % step === 0).map((s) => (s.rss / MiB).toFixed(0)).join(' ')}`);
+  console.log(
+    `server RSS (MiB) every ${step} s: ${during
+      .filter((_, i) => i % step === 0)
+      .map((s) => (s.rss / MiB).toFixed(0))
+      .join(' ')}`,
+  );
   const last = during[during.length - 1];
-  if (last !== undefined) console.log(`server at the end: heap ${(last.heapUsed / MiB).toFixed(1)} MiB, cache ${JSON.stringify(last.cache)}`);
+  if (last !== undefined)
+    console.log(`server at the end: heap ${(last.heapUsed / MiB).toFixed(1)} MiB, cache ${JSON.stringify(last.cache)}`);
   const flat = settled.length >= 2 && late - early <= allowed;
-  console.log(`RSS after warm-up (${warmUp} s): median ${(early / MiB).toFixed(1)} MiB early, ${(late / MiB).toFixed(1)} MiB late`
-    + ` (growth ${((late - early) / MiB).toFixed(1)} MiB, allowed ${(allowed / MiB).toFixed(1)}): ${flat ? 'flat' : 'NOT FLAT'}`);
+  console.log(
+    `RSS after warm-up (${warmUp} s): median ${(early / MiB).toFixed(1)} MiB early, ${(late / MiB).toFixed(1)} MiB late` +
+      ` (growth ${((late - early) / MiB).toFixed(1)} MiB, allowed ${(allowed / MiB).toFixed(1)}): ${flat ? 'flat' : 'NOT FLAT'}`,
+  );
 
-  const ok = wrong === 0 && fivexx === 0 && result.errors === 0 && result.timeouts === 0 && answers === result.requests.total && flat;
+  const ok =
+    wrong === 0 &&
+    fivexx === 0 &&
+    result.errors === 0 &&
+    result.timeouts === 0 &&
+    answers === result.requests.total &&
+    flat;
   console.log(ok ? 'soak: passed' : 'soak: FAILED');
   if (!ok) process.exitCode = 1;
 }

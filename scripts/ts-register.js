@@ -32,7 +32,10 @@ require.extensions['.ts'] = function compileTypeScript(module, filename) {
     outputText = fs.readFileSync(cached, 'utf8');
   } catch {
     ts ??= require('typescript');
-    outputText = ts.transpileModule(source, { compilerOptions: ts.convertCompilerOptionsFromJson(compilerOptions, '').options, fileName: filename }).outputText;
+    outputText = ts.transpileModule(source, {
+      compilerOptions: ts.convertCompilerOptionsFromJson(compilerOptions, '').options,
+      fileName: filename,
+    }).outputText;
     try {
       fs.mkdirSync(CACHE, { recursive: true });
       const temporary = `${cached}.${process.pid}`;

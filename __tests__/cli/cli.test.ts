@@ -29,17 +29,31 @@ interface Run {
 /** Run the command in a child Node with only PATH and `env` in its environment (no TOKEN_* of this process). */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['-r', join(ROOT, 'scripts', 'ts-register.js'), join(ROOT, 'lib', 'cli.ts'), ...args], {
-      cwd: work, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000, encoding: 'utf8',
-    }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['-r', join(ROOT, 'scripts', 'ts-register.js'), join(ROOT, 'lib', 'cli.ts'), ...args],
+      {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '', ...env },
+        timeout: 30_000,
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) => {
+        const code =
+          err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
 /** GET /me through a real Express app on `options` with the token; the status and the claims the route saw. */
-async function call(express: (typeof EXPRESS_VERSIONS)[number][1], options: TokenAuthOptions, token: string, scopes: string[] = []) {
+async function call(
+  express: (typeof EXPRESS_VERSIONS)[number][1],
+  options: TokenAuthOptions,
+  token: string,
+  scopes: string[] = [],
+) {
   const auth = createTokenAuth(options);
   try {
     const app = express();
@@ -60,15 +74,50 @@ describe('express-verified-user token, as a child process', () => {
   let signed: Run;
   beforeAll(async () => {
     [hs256, fromEnv, pemKey] = await Promise.all([
-      cli(['token', '--secret', SECRET, '--iss', 'https://dev.local', '--aud', 'my-api', '--scope', 'identify,email', '--scope', 'profile', '--sub', 'user-1', '--exp', '2m']),
-      cli(['token', '--scope', 'read:users'], { TOKEN_SECRET: SECRET, TOKEN_ISSUER: 'https://a.example, https://b.example', TOKEN_AUDIENCE: 'my-api', TOKEN_CLAIMS: 'jwt' }),
+      cli([
+        'token',
+        '--secret',
+        SECRET,
+        '--iss',
+        'https://dev.local',
+        '--aud',
+        'my-api',
+        '--scope',
+        'identify,email',
+        '--scope',
+        'profile',
+        '--sub',
+        'user-1',
+        '--exp',
+        '2m',
+      ]),
+      cli(['token', '--scope', 'read:users'], {
+        TOKEN_SECRET: SECRET,
+        TOKEN_ISSUER: 'https://a.example, https://b.example',
+        TOKEN_AUDIENCE: 'my-api',
+        TOKEN_CLAIMS: 'jwt',
+      }),
       cli(['key']),
     ]);
     writeFileSync(join(work, 'dev-key.pem'), pemKey.stdout);
     [publicPem, jwks, signed] = await Promise.all([
       cli(['key', '--public', 'dev-key.pem']),
       cli(['key', '--public', 'dev-key.pem', '--jwks']),
-      cli(['token', '--key', 'dev-key.pem', '--iss', 'https://dev.local', '--aud', 'my-api', '--claims', 'at+jwt', '--sub', 'user-2', '--scope', 'read']),
+      cli([
+        'token',
+        '--key',
+        'dev-key.pem',
+        '--iss',
+        'https://dev.local',
+        '--aud',
+        'my-api',
+        '--claims',
+        'at+jwt',
+        '--sub',
+        'user-2',
+        '--scope',
+        'read',
+      ]),
     ]);
   }, 90_000);
 
@@ -76,35 +125,60 @@ describe('express-verified-user token, as a child process', () => {
     it('prints an HS256 Shape B token for --secret that createTokenAuth accepts, with the scopes, sub and lifetime asked for', async () => {
       expect(hs256).toMatchObject({ code: 0, stderr: '' });
       const token = hs256.stdout.trim();
-      const { status, claims } = await call(express, { key: { secret: SECRET }, issuer: 'https://dev.local', audience: 'my-api' }, token, ['identify', 'profile']);
+      const { status, claims } = await call(
+        express,
+        { key: { secret: SECRET }, issuer: 'https://dev.local', audience: 'my-api' },
+        token,
+        ['identify', 'profile'],
+      );
       expect(status).toBe(200);
-      expect(claims).toMatchObject({ iss: 'https://dev.local', aud: 'my-api', sub: 'user-1', scopes: ['identify', 'email', 'profile'], providers: {} });
+      expect(claims).toMatchObject({
+        iss: 'https://dev.local',
+        aud: 'my-api',
+        sub: 'user-1',
+        scopes: ['identify', 'email', 'profile'],
+        providers: {},
+      });
       expect((claims.exp as number) - (claims.iat as number)).toBe(120);
       expect(decode(token, { complete: true })?.header).toEqual({ alg: 'HS256', typ: 'JWT' });
     });
 
     it('takes the key, issuer, audience and claims mode from TOKEN_* variables, so the token fits the app', async () => {
       expect(fromEnv.code).toBe(0);
-      const { status, claims } = await call(express, { key: { secret: SECRET }, issuer: 'https://a.example', audience: 'my-api', claims: 'jwt' }, fromEnv.stdout.trim(), ['read:users']);
+      const { status, claims } = await call(
+        express,
+        { key: { secret: SECRET }, issuer: 'https://a.example', audience: 'my-api', claims: 'jwt' },
+        fromEnv.stdout.trim(),
+        ['read:users'],
+      );
       expect(status).toBe(200);
       expect(claims).toMatchObject({ iss: 'https://a.example', scope: 'read:users' });
       expect(claims.providers).toBeUndefined();
     });
 
     it('makes an ES256 key pair whose private PEM signs an at+jwt token the public PEM and the JWKS both verify', async () => {
-      expect(pemKey.stdout).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+-----END PRIVATE KEY-----\n-----BEGIN PUBLIC KEY-----\n[\s\S]+-----END PUBLIC KEY-----\n$/);
+      expect(pemKey.stdout).toMatch(
+        /^-----BEGIN PRIVATE KEY-----\n[\s\S]+-----END PRIVATE KEY-----\n-----BEGIN PUBLIC KEY-----\n[\s\S]+-----END PUBLIC KEY-----\n$/,
+      );
       expect(publicPem.stdout).toBe(pemKey.stdout.slice(pemKey.stdout.indexOf('-----BEGIN PUBLIC KEY-----')));
       const token = signed.stdout.trim();
       const header = decode(token, { complete: true })?.header;
       const published = JSON.parse(jwks.stdout) as { keys: Array<Record<string, unknown>> };
-      expect(published.keys).toEqual([expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: header?.kid })]);
+      expect(published.keys).toEqual([
+        expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: header?.kid }),
+      ]);
       expect(header).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
 
       const base = { issuer: 'https://dev.local', audience: 'my-api', claims: 'at+jwt' as const };
-      expect(await call(express, { ...base, key: { publicKey: publicPem.stdout } }, token, ['read'])).toMatchObject({ status: 200, claims: { sub: 'user-2', scope: 'read' } });
+      expect(await call(express, { ...base, key: { publicKey: publicPem.stdout } }, token, ['read'])).toMatchObject({
+        status: 200,
+        claims: { sub: 'user-2', scope: 'read' },
+      });
       const server = await startLoopbackServer((_req, res) => json(res, 200, published));
       try {
-        expect((await call(express, { ...base, key: { jwksUri: `${server.origin}/jwks.json` } }, token, ['read'])).status).toBe(200);
+        expect(
+          (await call(express, { ...base, key: { jwksUri: `${server.origin}/jwks.json` } }, token, ['read'])).status,
+        ).toBe(200);
       } finally {
         await server.close();
       }
@@ -120,23 +194,45 @@ describe('express-verified-user token, as a child process', () => {
     expect(unknownFlag.stderr).toMatch(/^express-verified-user: Unknown option '--secrte'/);
     expect(unknownFlag.stderr).not.toContain(SECRET);
     expect(nothing.code).toBe(2);
-    expect(nothing.stderr).toBe([
-      'express-verified-user: no iss: pass --iss <value> or set TOKEN_ISSUER (what your app accepts)',
-      'express-verified-user: no aud: pass --aud <value> or set TOKEN_AUDIENCE (what your app accepts)',
-      'express-verified-user: --exp must be a duration with a unit, such as 90s, 10m, 2h or 7d',
-      'express-verified-user: no signing key: pass --secret <secret> or --key <file>, or set TOKEN_SECRET (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)',
-      'Run "express-verified-user --help" for usage.',
-      '',
-    ].join('\n'));
+    expect(nothing.stderr).toBe(
+      [
+        'express-verified-user: no iss: pass --iss <value> or set TOKEN_ISSUER (what your app accepts)',
+        'express-verified-user: no aud: pass --aud <value> or set TOKEN_AUDIENCE (what your app accepts)',
+        'express-verified-user: --exp must be a duration with a unit, such as 90s, 10m, 2h or 7d',
+        'express-verified-user: no signing key: pass --secret <secret> or --key <file>, or set TOKEN_SECRET (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)',
+        'Run "express-verified-user --help" for usage.',
+        '',
+      ].join('\n'),
+    );
   }, 60_000);
 
   it('--help names every flag; help for each command too, with exit code 0', async () => {
     const help = await cli(['token', '--help']);
     expect(help.code).toBe(0);
-    for (const flag of ['--secret', '--key', '--iss', '--aud', '--sub', '--scope', '--exp', '--claims', '--claim', '--alg', '--kid', 'TOKEN_SECRET']) expect(help.stdout).toContain(flag);
+    for (const flag of [
+      '--secret',
+      '--key',
+      '--iss',
+      '--aud',
+      '--sub',
+      '--scope',
+      '--exp',
+      '--claims',
+      '--claim',
+      '--alg',
+      '--kid',
+      'TOKEN_SECRET',
+    ])
+      expect(help.stdout).toContain(flag);
     expect(runCli(['key', '--help']).stdout).toEqual(expect.stringContaining('--public <file>'));
-    expect(runCli(['--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('token    print a signed access token') });
-    expect(runCli([])).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: express-verified-user <command>') });
+    expect(runCli(['--help'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('token    print a signed access token'),
+    });
+    expect(runCli([])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('Usage: express-verified-user <command>'),
+    });
   }, 30_000);
 });
 
@@ -145,10 +241,22 @@ describe('runCli (in-process): bad input is exit code 2 with a message', () => {
   it.each([
     ['a short secret', [...base, '--secret', 'short'], '--secret is 5 bytes; an HMAC secret must be at least 32'],
     ['a missing key file', [...base, '--key', join(work, 'none.pem')], 'cannot read the key file'],
-    ['an algorithm that does not fit the key', [...base, '--secret', SECRET, '--alg', 'RS256'], '--alg RS256 does not fit the secret from --secret'],
+    [
+      'an algorithm that does not fit the key',
+      [...base, '--secret', SECRET, '--alg', 'RS256'],
+      '--alg RS256 does not fit the secret from --secret',
+    ],
     ['alg none', [...base, '--secret', SECRET, '--alg', 'none'], '--alg must be one of'],
-    ['an unknown claims mode', [...base, '--secret', SECRET, '--claims', 'oidc'], '--claims must be strict, jwt or at+jwt'],
-    ['--secret and --key together', [...base, '--secret', SECRET, '--key', 'x.pem'], 'give --secret or --key, not both'],
+    [
+      'an unknown claims mode',
+      [...base, '--secret', SECRET, '--claims', 'oidc'],
+      '--claims must be strict, jwt or at+jwt',
+    ],
+    [
+      '--secret and --key together',
+      [...base, '--secret', SECRET, '--key', 'x.pem'],
+      'give --secret or --key, not both',
+    ],
     ['a claim without a value', [...base, '--secret', SECRET, '--claim', 'tenant'], '--claim takes name=value'],
     ['an unknown command', ['mint'], 'unknown command "mint"'],
     ['--jwks without --public', ['key', '--jwks'], '--jwks goes with --public <file>'],
@@ -178,14 +286,30 @@ describe('runCli (in-process): bad input is exit code 2 with a message', () => {
 
   it('refuses a key file that holds only a public key, saying so', () => {
     const file = join(work, 'public-only.pem');
-    writeFileSync(file, runCli(['key']).stdout?.replace(/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----\n/, '') ?? '');
-    expect(runCli([...base, '--key', file], {})).toMatchObject({ code: 2, stderr: expect.stringContaining('holds a public key only; token needs the private key') });
+    writeFileSync(
+      file,
+      runCli(['key']).stdout?.replace(/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----\n/, '') ?? '',
+    );
+    expect(runCli([...base, '--key', file], {})).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('holds a public key only; token needs the private key'),
+    });
   });
 
   it('reads a private JWK file, keeping its kid, and --claim values as JSON', () => {
     const file = join(work, 'private.jwk.json');
-    writeFileSync(file, JSON.stringify({ ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'my-kid' }));
-    const token = runCli([...base, '--key', file, '--claim', 'roles=["admin"]', '--claim', 'tenant=acme', '--claims', 'jwt'], {}).stdout?.trim() ?? '';
-    expect(decode(token, { complete: true })).toMatchObject({ header: { alg: 'EdDSA', kid: 'my-kid' }, payload: { roles: ['admin'], tenant: 'acme' } });
+    writeFileSync(
+      file,
+      JSON.stringify({ ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'my-kid' }),
+    );
+    const token =
+      runCli(
+        [...base, '--key', file, '--claim', 'roles=["admin"]', '--claim', 'tenant=acme', '--claims', 'jwt'],
+        {},
+      ).stdout?.trim() ?? '';
+    expect(decode(token, { complete: true })).toMatchObject({
+      header: { alg: 'EdDSA', kid: 'my-kid' },
+      payload: { roles: ['admin'], tenant: 'acme' },
+    });
   });
 });

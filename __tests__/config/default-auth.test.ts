@@ -4,7 +4,17 @@ import { requireVerifiedUser } from '../../lib';
 import { optionsFromEnv, resetDefaultTokenAuth } from '../../lib/default-auth';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 
-const VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE', 'TOKEN_ALGORITHMS', 'TOKEN_CLAIMS', 'TOKEN_SCOPE_CLAIM'];
+const VARIABLES = [
+  'TOKEN_SECRET',
+  'TOKEN_PUBLIC_KEY',
+  'TOKEN_JWKS_URI',
+  'TOKEN_UPSTREAM_URL',
+  'TOKEN_ISSUER',
+  'TOKEN_AUDIENCE',
+  'TOKEN_ALGORITHMS',
+  'TOKEN_CLAIMS',
+  'TOKEN_SCOPE_CLAIM',
+];
 const saved: Record<string, string | undefined> = {};
 
 beforeEach(() => {
@@ -38,24 +48,38 @@ describe('top-level requireVerifiedUser (environment-configured)', () => {
   it('verifies with TOKEN_SECRET, TOKEN_ISSUER and TOKEN_AUDIENCE', async () => {
     Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
     const app = express();
-    app.get('/me', requireVerifiedUser(['email']), (req, res) => { res.json(req.auth); });
+    app.get('/me', requireVerifiedUser(['email']), (req, res) => {
+      res.json(req.auth);
+    });
     const claims = shapeB();
-    const res = await request(app).get('/me').set('Authorization', `Bearer ${sign(claims)}`).expect(200);
+    const res = await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(claims)}`)
+      .expect(200);
     expect(res.body).toEqual(claims);
     await request(app).get('/me').expect(401);
   });
 
   it('names the variable a refused option came from (a short TOKEN_SECRET, a bad TOKEN_JWKS_URI), never its value', () => {
     Object.assign(process.env, { TOKEN_SECRET: 'short-secret-value', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
-    expect(() => requireVerifiedUser()).toThrow('express-verified-user: key.secret must be at least 32 bytes (got 18) [from TOKEN_SECRET]');
+    expect(() => requireVerifiedUser()).toThrow(
+      'express-verified-user: key.secret must be at least 32 bytes (got 18) [from TOKEN_SECRET]',
+    );
     expect(() => requireVerifiedUser()).not.toThrow(/short-secret-value/);
     delete process.env.TOKEN_SECRET;
     process.env.TOKEN_JWKS_URI = 'http://issuer.example/jwks';
-    expect(() => requireVerifiedUser()).toThrow(/option "key.jwksUri" must be an https: URL .* \[from TOKEN_JWKS_URI\]$/);
+    expect(() => requireVerifiedUser()).toThrow(
+      /option "key.jwksUri" must be an https: URL .* \[from TOKEN_JWKS_URI\]$/,
+    );
   });
 
   it('refuses two key variables at once', () => {
-    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_JWKS_URI: 'https://issuer.example/jwks', TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
+    Object.assign(process.env, {
+      TOKEN_SECRET: SECRET,
+      TOKEN_JWKS_URI: 'https://issuer.example/jwks',
+      TOKEN_ISSUER: ISSUER,
+      TOKEN_AUDIENCE: AUDIENCE,
+    });
     expect(() => requireVerifiedUser()).toThrow(/only one of/);
   });
 });
@@ -72,66 +96,126 @@ describe('optionsFromEnv', () => {
   }
 
   it('names every missing or wrong variable in one TypeError, never a value', () => {
-    const message = messageOf({ TOKEN_CLAIMS: 'oidc-secret-word', TOKEN_SCOPE_CLAIM: 'scope,,scp', TOKEN_ALGORITHMS: 'HS256,none' });
-    expect(message).toBe([
-      'express-verified-user: the environment does not configure the default TokenAuth:',
-      '- no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, TOKEN_ISSUER_BASE_URL',
-      '- set TOKEN_ISSUER (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
-      '- set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
-      '- TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
-      '- TOKEN_CLAIMS must be strict, jwt or at+jwt',
-      '- TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty',
-    ].join('\n'));
+    const message = messageOf({
+      TOKEN_CLAIMS: 'oidc-secret-word',
+      TOKEN_SCOPE_CLAIM: 'scope,,scp',
+      TOKEN_ALGORITHMS: 'HS256,none',
+    });
+    expect(message).toBe(
+      [
+        'express-verified-user: the environment does not configure the default TokenAuth:',
+        '- no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, TOKEN_ISSUER_BASE_URL',
+        '- set TOKEN_ISSUER (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
+        '- set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
+        '- TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
+        '- TOKEN_CLAIMS must be strict, jwt or at+jwt',
+        '- TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty',
+      ].join('\n'),
+    );
     expect(message).not.toContain('oidc-secret-word');
   });
 
   it('names a variable set under a misspelt name as the likely cause, by name only', () => {
-    const message = messageOf({ TOKEN_SECERT: 's3cret-value-never-shown', TOKEN_ISSUER: ISSUER, token_audience: AUDIENCE });
-    expect(message).toContain('no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
-      'TOKEN_ISSUER_BASE_URL (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)');
-    expect(message).toContain('set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose) ' +
-      '(token_audience is set: a misspelling of TOKEN_AUDIENCE?)');
+    const message = messageOf({
+      TOKEN_SECERT: 's3cret-value-never-shown',
+      TOKEN_ISSUER: ISSUER,
+      token_audience: AUDIENCE,
+    });
+    expect(message).toContain(
+      'no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
+        'TOKEN_ISSUER_BASE_URL (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)',
+    );
+    expect(message).toContain(
+      'set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose) ' +
+        '(token_audience is set: a misspelling of TOKEN_AUDIENCE?)',
+    );
     expect(message).not.toContain('s3cret-value-never-shown');
-    expect(messageOf({ TOKEN_ISSUER_BASEURL: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE }))
-      .toBe('express-verified-user: no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
-        'TOKEN_ISSUER_BASE_URL (TOKEN_ISSUER_BASEURL is set: a misspelling of TOKEN_ISSUER_BASE_URL?)');
+    expect(messageOf({ TOKEN_ISSUER_BASEURL: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE })).toBe(
+      'express-verified-user: no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
+        'TOKEN_ISSUER_BASE_URL (TOKEN_ISSUER_BASEURL is set: a misspelling of TOKEN_ISSUER_BASE_URL?)',
+    );
   });
 
   it('reads comma lists, "false", and TOKEN_ALGORITHMS', () => {
-    const options = optionsFromEnv({ TOKEN_SECRET: SECRET, TOKEN_ISSUER: 'a.example, b.example', TOKEN_AUDIENCE: 'false', TOKEN_ALGORITHMS: 'HS256,HS512' });
-    expect(options).toEqual({ key: { secret: SECRET }, issuer: ['a.example', 'b.example'], audience: false, algorithms: ['HS256', 'HS512'] });
+    const options = optionsFromEnv({
+      TOKEN_SECRET: SECRET,
+      TOKEN_ISSUER: 'a.example, b.example',
+      TOKEN_AUDIENCE: 'false',
+      TOKEN_ALGORITHMS: 'HS256,HS512',
+    });
+    expect(options).toEqual({
+      key: { secret: SECRET },
+      issuer: ['a.example', 'b.example'],
+      audience: false,
+      algorithms: ['HS256', 'HS512'],
+    });
   });
 
   it('maps each key variable to its key form', () => {
     const rest = { TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE };
-    expect(optionsFromEnv({ ...rest, TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nAAA\\n-----END PUBLIC KEY-----' }).key)
-      .toEqual({ publicKey: '-----BEGIN PUBLIC KEY-----\nAAA\n-----END PUBLIC KEY-----' });
-    expect(optionsFromEnv({ ...rest, TOKEN_JWKS_URI: 'https://i.example/jwks' }).key).toEqual({ jwksUri: 'https://i.example/jwks' });
-    expect(optionsFromEnv({ ...rest, TOKEN_UPSTREAM_URL: 'https://i.example/api' }).key).toEqual({ upstream: 'https://i.example/api' });
+    expect(
+      optionsFromEnv({ ...rest, TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nAAA\\n-----END PUBLIC KEY-----' }).key,
+    ).toEqual({ publicKey: '-----BEGIN PUBLIC KEY-----\nAAA\n-----END PUBLIC KEY-----' });
+    expect(optionsFromEnv({ ...rest, TOKEN_JWKS_URI: 'https://i.example/jwks' }).key).toEqual({
+      jwksUri: 'https://i.example/jwks',
+    });
+    expect(optionsFromEnv({ ...rest, TOKEN_UPSTREAM_URL: 'https://i.example/api' }).key).toEqual({
+      upstream: 'https://i.example/api',
+    });
   });
 });
 
 describe('TOKEN_CLAIMS and TOKEN_SCOPE_CLAIM', () => {
   const registered = (overrides: Record<string, unknown> = {}) => ({
-    iss: ISSUER, aud: AUDIENCE, sub: 'u1', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600, ...overrides,
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: 'u1',
+    iat: Math.floor(Date.now() / 1000),
+    exp: Math.floor(Date.now() / 1000) + 600,
+    ...overrides,
   });
 
   it('reads the claims mode and the scope claims, comma-separated', () => {
-    const options = optionsFromEnv({ TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'jwt', TOKEN_SCOPE_CLAIM: 'permissions, scope' });
+    const options = optionsFromEnv({
+      TOKEN_SECRET: SECRET,
+      TOKEN_ISSUER: ISSUER,
+      TOKEN_AUDIENCE: AUDIENCE,
+      TOKEN_CLAIMS: 'jwt',
+      TOKEN_SCOPE_CLAIM: 'permissions, scope',
+    });
     expect(options).toMatchObject({ claims: 'jwt', scopeClaim: ['permissions', 'scope'] });
   });
 
-  it('lets the environment-configured instance accept other servers\' tokens, reading the named scope claim', async () => {
-    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'jwt', TOKEN_SCOPE_CLAIM: 'permissions' });
+  it("lets the environment-configured instance accept other servers' tokens, reading the named scope claim", async () => {
+    Object.assign(process.env, {
+      TOKEN_SECRET: SECRET,
+      TOKEN_ISSUER: ISSUER,
+      TOKEN_AUDIENCE: AUDIENCE,
+      TOKEN_CLAIMS: 'jwt',
+      TOKEN_SCOPE_CLAIM: 'permissions',
+    });
     const app = express();
-    app.get('/me', requireVerifiedUser(['read:users']), (req, res) => { res.json(req.auth); });
-    await request(app).get('/me').set('Authorization', `Bearer ${sign(registered({ permissions: ['read:users'] }))}`).expect(200);
-    const res = await request(app).get('/me').set('Authorization', `Bearer ${sign(registered({ scope: 'read:users' }))}`).expect(403);
+    app.get('/me', requireVerifiedUser(['read:users']), (req, res) => {
+      res.json(req.auth);
+    });
+    await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(registered({ permissions: ['read:users'] }))}`)
+      .expect(200);
+    const res = await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(registered({ scope: 'read:users' }))}`)
+      .expect(403);
     expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
   });
 
   it('throws a TypeError naming the variable at set-up for a wrong value', () => {
-    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'oidc' });
+    Object.assign(process.env, {
+      TOKEN_SECRET: SECRET,
+      TOKEN_ISSUER: ISSUER,
+      TOKEN_AUDIENCE: AUDIENCE,
+      TOKEN_CLAIMS: 'oidc',
+    });
     expect(() => requireVerifiedUser()).toThrow(TypeError);
     expect(() => requireVerifiedUser()).toThrow(/TOKEN_CLAIMS/);
     process.env.TOKEN_CLAIMS = 'jwt';

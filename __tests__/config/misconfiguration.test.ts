@@ -29,15 +29,19 @@ function messageOf(options: unknown): string {
   throw new Error('createTokenAuth accepted the options');
 }
 
-const PEM = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const PEM = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
 
 describe('key.secret (or another key form) given but undefined', () => {
   it('says key.secret is undefined and that TOKEN_SECRET is unset, not "exactly one of"', () => {
     const message = messageOf({ key: { secret: process.env.TOKEN_SECRET }, issuer: ISSUER, audience: AUDIENCE });
-    expect(message).toBe('express-verified-user: option "key.secret" is undefined, so no key is configured. It was probably ' +
-      'read from an environment variable that is not set in this process: TOKEN_SECRET is unset (so are TOKEN_PUBLIC_KEY, ' +
-      'TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL). Set TOKEN_SECRET (check its spelling and that your .env file is loaded before ' +
-      'createTokenAuth runs), or pass another key form');
+    expect(message).toBe(
+      'express-verified-user: option "key.secret" is undefined, so no key is configured. It was probably ' +
+        'read from an environment variable that is not set in this process: TOKEN_SECRET is unset (so are TOKEN_PUBLIC_KEY, ' +
+        'TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL). Set TOKEN_SECRET (check its spelling and that your .env file is loaded before ' +
+        'createTokenAuth runs), or pass another key form',
+    );
     expect(message).not.toMatch(/exactly one of/);
   });
 
@@ -51,7 +55,9 @@ describe('key.secret (or another key form) given but undefined', () => {
   it('says the value came from elsewhere when the conventional variable is set', () => {
     process.env.TOKEN_SECRET = 'x'.repeat(40);
     const message = messageOf({ key: { secret: process.env.TOKEN_SECRT }, issuer: ISSUER, audience: AUDIENCE });
-    expect(message).toMatch(/TOKEN_SECRET is set in process\.env, so the value was read from somewhere else: check the variable name/);
+    expect(message).toMatch(
+      /TOKEN_SECRET is set in process\.env, so the value was read from somewhere else: check the variable name/,
+    );
     expect(message).not.toContain('x'.repeat(40)); // names, never values
   });
 
@@ -59,17 +65,20 @@ describe('key.secret (or another key form) given but undefined', () => {
     process.env.TOKEN_SECERT = 'y'.repeat(40);
     try {
       const message = messageOf({ key: { secret: process.env.TOKEN_SECRET }, issuer: ISSUER, audience: AUDIENCE });
-      expect(message).toBe('express-verified-user: option "key.secret" is undefined, so no key is configured. It was probably ' +
-        'read from TOKEN_SECRET, which is not set in this process; TOKEN_SECERT is set instead: a misspelling of TOKEN_SECRET? ' +
-        'Rename it to TOKEN_SECRET');
+      expect(message).toBe(
+        'express-verified-user: option "key.secret" is undefined, so no key is configured. It was probably ' +
+          'read from TOKEN_SECRET, which is not set in this process; TOKEN_SECERT is set instead: a misspelling of TOKEN_SECRET? ' +
+          'Rename it to TOKEN_SECRET',
+      );
     } finally {
       delete process.env.TOKEN_SECERT;
     }
   });
 
   it('says an empty secret is empty, as an environment variable set to nothing gives it', () => {
-    expect(messageOf({ key: { secret: '' }, issuer: ISSUER, audience: AUDIENCE }))
-      .toBe('express-verified-user: key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
+    expect(messageOf({ key: { secret: '' }, issuer: ISSUER, audience: AUDIENCE })).toBe(
+      'express-verified-user: key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)',
+    );
   });
 
   it('still says "exactly one of" for an empty key object', () => {
@@ -82,7 +91,9 @@ describe('key.publicKey that is not a readable PEM', () => {
 
   it('hints at literal \\n escapes (a PEM pasted into one line)', () => {
     const message = read(PEM.trim().replace(/\n/g, '\\n'));
-    expect(message).toMatch(/^express-verified-user: key\.publicKey could not be read as a public key: it holds literal "\\n" sequences where the PEM needs line breaks/);
+    expect(message).toMatch(
+      /^express-verified-user: key\.publicKey could not be read as a public key: it holds literal "\\n" sequences where the PEM needs line breaks/,
+    );
   });
 
   it('hints at surrounding quotes', () => {

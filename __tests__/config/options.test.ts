@@ -70,7 +70,11 @@ describe('createTokenAuth option validation', () => {
       ['a symmetric JWK', () => ({ kty: 'oct', k: 'AAAA' }), /symmetric JWK/],
       ['garbage text', () => 'not a key', /could not be read/],
       ['a 1024-bit RSA key', () => generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey, /at least 2048 bits/],
-      ['an X25519 (key agreement) key', () => generateKeyPairSync('x25519').publicKey, /not an RSA, EC P-256\/P-384\/P-521, Ed25519 or Ed448/],
+      [
+        'an X25519 (key agreement) key',
+        () => generateKeyPairSync('x25519').publicKey,
+        /not an RSA, EC P-256\/P-384\/P-521, Ed25519 or Ed448/,
+      ],
     ])('refuses %s', (_case, publicKey, message) => {
       expect(make({ key: { publicKey: publicKey() } })).toThrow(message);
     });

@@ -15,7 +15,12 @@ import { EXPRESS_VERSIONS } from '../fixtures/express';
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const describeWithOpenssl = hasOpenssl ? describe : describe.skip;
 
-interface Pair { key: Buffer; cert: Buffer; pem: string; thumbprint: string }
+interface Pair {
+  key: Buffer;
+  cert: Buffer;
+  pem: string;
+  thumbprint: string;
+}
 
 const INVALID = { status: 'error', message: 'Invalid access token' };
 
@@ -29,11 +34,28 @@ describeWithOpenssl('certificate-bound tokens (mTLS)', () => {
   function makePair(name: string, cn: string, san?: string): Pair {
     const keyFile = join(dir, `${name}.key`);
     const certFile = join(dir, `${name}.pem`);
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-      '-subj', `/CN=${cn}`, ...(san === undefined ? [] : ['-addext', `subjectAltName=${san}`]),
-      '-keyout', keyFile, '-out', certFile,
-    ], { stdio: 'ignore', timeout: 10_000 });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${cn}`,
+        ...(san === undefined ? [] : ['-addext', `subjectAltName=${san}`]),
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore', timeout: 10_000 },
+    );
     const pem = readFileSync(certFile, 'utf8');
     const thumbprint = createHash('sha256').update(new X509Certificate(pem).raw).digest('base64url');
     return { key: readFileSync(keyFile), cert: Buffer.from(pem), pem, thumbprint };
@@ -62,7 +84,10 @@ describeWithOpenssl('certificate-bound tokens (mTLS)', () => {
     }
 
     beforeAll(async () => {
-      https = createServer({ key: server.key, cert: server.cert, requestCert: true, rejectUnauthorized: false }, appWith());
+      https = createServer(
+        { key: server.key, cert: server.cert, requestCert: true, rejectUnauthorized: false },
+        appWith(),
+      );
       await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
       origin = `https://127.0.0.1:${(https.address() as AddressInfo).port}`;
     });
@@ -71,16 +96,33 @@ describeWithOpenssl('certificate-bound tokens (mTLS)', () => {
       await new Promise((resolve) => https.close(resolve));
     });
 
-    function get(token: string, client?: Pair): Promise<{ status: number; body: unknown; challenge: string | undefined }> {
+    function get(
+      token: string,
+      client?: Pair,
+    ): Promise<{ status: number; body: unknown; challenge: string | undefined }> {
       return new Promise((resolve, reject) => {
-        const req = httpsRequest(`${origin}/me`, {
-          ca: server.cert, key: client?.key, cert: client?.cert, agent: false, timeout: 10_000,
-          headers: { Authorization: `Bearer ${token}` },
-        }, (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), challenge: res.headers['www-authenticate'] }));
-        });
+        const req = httpsRequest(
+          `${origin}/me`,
+          {
+            ca: server.cert,
+            key: client?.key,
+            cert: client?.cert,
+            agent: false,
+            timeout: 10_000,
+            headers: { Authorization: `Bearer ${token}` },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: JSON.parse(text),
+                challenge: res.headers['www-authenticate'],
+              }),
+            );
+          },
+        );
         req.on('timeout', () => req.destroy(new Error('timeout')));
         req.on('error', reject);
         req.end();
@@ -112,11 +154,18 @@ describeWithOpenssl('certificate-bound tokens (mTLS)', () => {
     it('reads the certificate from mtls.getCertificate behind a TLS-terminating proxy', async () => {
       const app = appWith({ mtls: { getCertificate: (req) => decodeURIComponent(req.get('X-Client-Cert') ?? '') } });
       const token = issuer.sign({ cnf: { 'x5t#S256': alice.thumbprint } });
-      await request(app).get('/me').set({ Authorization: `Bearer ${token}`, 'X-Client-Cert': encodeURIComponent(alice.pem) }).expect(200);
-      const other = await request(app).get('/me').set({ Authorization: `Bearer ${token}`, 'X-Client-Cert': encodeURIComponent(mallory.pem) });
+      await request(app)
+        .get('/me')
+        .set({ Authorization: `Bearer ${token}`, 'X-Client-Cert': encodeURIComponent(alice.pem) })
+        .expect(200);
+      const other = await request(app)
+        .get('/me')
+        .set({ Authorization: `Bearer ${token}`, 'X-Client-Cert': encodeURIComponent(mallory.pem) });
       expect(other.status).toBe(401);
       expect(other.body).toEqual(INVALID);
-      const none = await request(app).get('/me').set({ Authorization: `Bearer ${token}` });
+      const none = await request(app)
+        .get('/me')
+        .set({ Authorization: `Bearer ${token}` });
       expect(none.status).toBe(401);
     });
   });

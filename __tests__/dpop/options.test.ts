@@ -1,6 +1,10 @@
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 
-const base: TokenAuthOptions = { key: { secret: 'a-secret-of-at-least-32-bytes-for-hs256!!' }, issuer: 'i', audience: 'a' };
+const base: TokenAuthOptions = {
+  key: { secret: 'a-secret-of-at-least-32-bytes-for-hs256!!' },
+  issuer: 'i',
+  audience: 'a',
+};
 const build = (extra: Record<string, unknown>) => () => createTokenAuth({ ...base, ...extra } as TokenAuthOptions);
 
 describe('dpop and mtls options, checked at createTokenAuth', () => {
@@ -26,9 +30,17 @@ describe('dpop and mtls options, checked at createTokenAuth', () => {
   });
 
   it('accepts a complete configuration', () => {
-    expect(build({
-      dpop: { required: true, iatWindow: '30s', algorithms: ['ES256', 'EdDSA'], nonce: { secret: Buffer.alloc(32, 1), lifetime: '5m' }, replay: { claimOnce: () => true } },
-      mtls: { getCertificate: () => undefined },
-    })).not.toThrow();
+    expect(
+      build({
+        dpop: {
+          required: true,
+          iatWindow: '30s',
+          algorithms: ['ES256', 'EdDSA'],
+          nonce: { secret: Buffer.alloc(32, 1), lifetime: '5m' },
+          replay: { claimOnce: () => true },
+        },
+        mtls: { getCertificate: () => undefined },
+      }),
+    ).not.toThrow();
   });
 });

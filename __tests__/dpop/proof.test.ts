@@ -12,12 +12,24 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 
 function context(jkt: string): ProofContext {
   return {
-    method: 'GET', uri: URL_, jkt, token: TOKEN, now: NOW, iatWindow: 60, clockTolerance: 5,
+    method: 'GET',
+    uri: URL_,
+    jkt,
+    token: TOKEN,
+    now: NOW,
+    iatWindow: 60,
+    clockTolerance: 5,
     algorithms: new Set(['ES256', 'RS256', 'EdDSA', 'Ed25519']),
   };
 }
 
-const claims = () => ({ htm: 'GET', htu: URL_, iat: NOW, jti: randomBytes(8).toString('hex'), ath: accessTokenHash(TOKEN) });
+const claims = () => ({
+  htm: 'GET',
+  htu: URL_,
+  iat: NOW,
+  jti: randomBytes(8).toString('hex'),
+  ath: accessTokenHash(TOKEN),
+});
 
 /** A proof whose signature is random bytes: whatever refuses it, it is never the signature's fault if checked first. */
 function unsigned(jwk: JsonWebKey, signatureBytes: number): string {
@@ -49,7 +61,7 @@ describe('checkProof', () => {
     expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN }), holder.jkt)).toBe('accepted');
   });
 
-  it('compares the key with the token\'s cnf.jkt before the signature: a stranger\'s key is refused as such', () => {
+  it("compares the key with the token's cnf.jkt before the signature: a stranger's key is refused as such", () => {
     const stranger = createDpopHolder('ES256', () => NOW);
     const [h, p] = stranger.proof({ method: 'GET', url: URL_, token: TOKEN }).split('.');
     expect(reasonOf(`${h}.${p}.${randomBytes(64).toString('base64url')}`, holder.jkt)).toBe('dpop:jkt');
@@ -86,14 +98,25 @@ describe('checkProof', () => {
 
   it('ignores the query and fragment of htu (RFC 9449 §4.3 (9)) and still compares the rest', () => {
     for (const htu of [`${URL_}?page=2`, `${URL_}#top`, `${URL_}?a=1#b`]) {
-      expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, claims: { htu } }), holder.jkt)).toBe('accepted');
+      expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, claims: { htu } }), holder.jkt)).toBe(
+        'accepted',
+      );
     }
-    expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, claims: { htu: `${URL_}/x?page=2` } }), holder.jkt)).toBe('dpop:htu');
+    expect(
+      reasonOf(
+        holder.proof({ method: 'GET', url: URL_, token: TOKEN, claims: { htu: `${URL_}/x?page=2` } }),
+        holder.jkt,
+      ),
+    ).toBe('dpop:htu');
   });
 
   it('accepts alg Ed25519 (RFC 9864) for an Ed25519 key, never for an EC one', () => {
     const ed = createDpopHolder('EdDSA', () => NOW);
-    expect(reasonOf(ed.proof({ method: 'GET', url: URL_, token: TOKEN, header: { alg: 'Ed25519' } }), ed.jkt)).toBe('accepted');
-    expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, header: { alg: 'Ed25519' } }), holder.jkt)).toBe('dpop:jwk-alg');
+    expect(reasonOf(ed.proof({ method: 'GET', url: URL_, token: TOKEN, header: { alg: 'Ed25519' } }), ed.jkt)).toBe(
+      'accepted',
+    );
+    expect(
+      reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, header: { alg: 'Ed25519' } }), holder.jkt),
+    ).toBe('dpop:jwk-alg');
   });
 });

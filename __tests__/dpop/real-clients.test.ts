@@ -13,8 +13,17 @@ jest.setTimeout(30_000);
 const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
 const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", Bearer realm="api"`;
 
-interface Proof { authorization: string; dpop: string }
-interface Answer { status: number; headers: Record<string, string>; body: string; retried: boolean; error?: string }
+interface Proof {
+  authorization: string;
+  dpop: string;
+}
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  retried: boolean;
+  error?: string;
+}
 
 let server: AuthorizationServer;
 let client: JsonLineChild;
@@ -26,11 +35,24 @@ beforeAll(async () => {
   server = await startAuthorizationServer({ dpop: true });
   client = await spawnJsonLineChild('dpop-client.mjs', false);
   const { issuer, clientId, clientSecret, resource } = server;
-  const issued = await client.ask<{ token: string; tokenType: string; error?: string }>({ op: 'token', issuer, clientId, clientSecret, resource });
+  const issued = await client.ask<{ token: string; tokenType: string; error?: string }>({
+    op: 'token',
+    issuer,
+    clientId,
+    clientSecret,
+    resource,
+  });
   expect(issued.error).toBeUndefined();
   expect(issued.tokenType.toLowerCase()).toBe('dpop');
   token = issued.token;
-  const ed = await client.ask<{ token: string; jwk: { crv: string }; error?: string }>({ op: 'token', issuer, clientId, clientSecret, resource, alg: 'Ed25519' });
+  const ed = await client.ask<{ token: string; jwk: { crv: string }; error?: string }>({
+    op: 'token',
+    issuer,
+    clientId,
+    clientSecret,
+    resource,
+    alg: 'Ed25519',
+  });
   expect(ed.error).toBeUndefined();
   expect(ed.jwk.crv).toBe('Ed25519');
   edToken = ed.token;
@@ -65,7 +87,8 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
     return listening.origin;
   }
 
-  const proofFor = (method: string, url: string, forToken = token) => client.ask<Proof>({ op: 'proof', method, url, token: forToken });
+  const proofFor = (method: string, url: string, forToken = token) =>
+    client.ask<Proof>({ op: 'proof', method, url, token: forToken });
   async function expectRefused(origin: string, proof: Proof) {
     const res = await request(origin).get('/orders').set({ Authorization: proof.authorization, DPoP: proof.dpop });
     expect(res.status).toBe(401);
@@ -73,7 +96,7 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
     expect(res.body).toEqual({ status: 'error', message: 'Invalid DPoP proof' });
   }
 
-  it('accepts the provider\'s bound token with the library\'s proof, sent by the library', async () => {
+  it("accepts the provider's bound token with the library's proof, sent by the library", async () => {
     const origin = await serve();
     const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token });
     expect(answer.error).toBeUndefined();
@@ -85,7 +108,10 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
   it('accepts the library\'s Ed25519 proofs, whose alg is "Ed25519" (RFC 9864), and names it in algs', async () => {
     const origin = await serve();
     const sample = await proofFor('GET', `${origin}/orders`, edToken);
-    expect(JSON.parse(Buffer.from(sample.dpop.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'Ed25519', jwk: { kty: 'OKP', crv: 'Ed25519' } });
+    expect(JSON.parse(Buffer.from(sample.dpop.split('.')[0], 'base64url').toString())).toMatchObject({
+      alg: 'Ed25519',
+      jwk: { kty: 'OKP', crv: 'Ed25519' },
+    });
     await request(origin).get('/orders').set({ Authorization: sample.authorization, DPoP: sample.dpop }).expect(200);
     const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token: edToken });
     expect(answer.error).toBeUndefined();
@@ -94,7 +120,7 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
     expect(missing.headers['www-authenticate']).toContain(' EdDSA Ed25519"');
   });
 
-  it('accepts Ed25519 wherever EdDSA is accepted: algorithms [\'EdDSA\'] brings it along', async () => {
+  it("accepts Ed25519 wherever EdDSA is accepted: algorithms ['EdDSA'] brings it along", async () => {
     const origin = await serve({ algorithms: ['EdDSA'] });
     const answer = await client.ask<Answer>({ op: 'request', method: 'GET', url: `${origin}/orders`, token: edToken });
     expect(answer.status).toBe(200);
@@ -111,14 +137,16 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
     expect(answer.headers['dpop-nonce']).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('refuses the provider\'s bound token presented as Bearer', async () => {
+  it("refuses the provider's bound token presented as Bearer", async () => {
     const origin = await serve();
-    const res = await request(origin).get('/orders').set({ Authorization: `Bearer ${token}` });
+    const res = await request(origin)
+      .get('/orders')
+      .set({ Authorization: `Bearer ${token}` });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
   });
 
-  it('refuses the library\'s proofs made for another method, host, path, or token, and a replay', async () => {
+  it("refuses the library's proofs made for another method, host, path, or token, and a replay", async () => {
     const origin = await serve();
     await expectRefused(origin, await proofFor('POST', `${origin}/orders`));
     await expectRefused(origin, await proofFor('GET', `http://localhost:${new URL(origin).port}/orders`));

@@ -56,7 +56,8 @@ describe('the in-process replay store', () => {
     let now = 1000;
     const store = createMemoryReplayStore({ max: 1000, clock: () => now });
     for (let i = 0; i < 100; i++) expect(store.claimOnce(`flood-${i}`, 1065, 'flooder')).toBe(true);
-    for (let i = 0; i < 900; i++) expect(() => store.claimOnce(`more-${i}`, 1065, 'flooder')).toThrow(ReplayShareExhausted);
+    for (let i = 0; i < 900; i++)
+      expect(() => store.claimOnce(`more-${i}`, 1065, 'flooder')).toThrow(ReplayShareExhausted);
     for (let i = 0; i < 100; i++) expect(store.claimOnce(`other-${i}`, 1065, `client-${i % 9}`)).toBe(true);
     expect(store.size).toBe(200);
     expect(store.claimOnce('flood-0', 1065, 'flooder')).toBe(false); // a replay is still a replay, not a 503
@@ -89,7 +90,7 @@ describe('the in-process replay store', () => {
     expect(store.claimOnce('flood-0', 1065, 'flooder-0')).toBe(false); // a replay is still a replay, not a 503
   });
 
-  it('shrinks a key\'s share as the store fills: with 100 of 1 000 free a key gets 9 ids, the next key 8', () => {
+  it("shrinks a key's share as the store fills: with 100 of 1 000 free a key gets 9 ids, the next key 8", () => {
     const store = createMemoryReplayStore({ max: 1000, clock: () => 1000 });
     for (let i = 0; i < 900; i++) store.claimOnce(`keyless-${i}`, 1065); // a caller naming no key: bounded by max alone
     const claimUntilRefused = (key: string) => {
@@ -136,7 +137,11 @@ describe('the in-process replay store', () => {
     expect(store.claimOnce('b', 1060, 'k')).toBe(true);
     expect(() => store.claimOnce('c', 1060, 'k')).toThrow(ReplayShareExhausted);
     expect(store.claimOnce('c', 1060)).toBe(true); // a caller that names no key is bounded by max alone
-    expect(() => createMemoryReplayStore({ max: 0 })).toThrow(new TypeError('express-verified-user: option "max" must be a positive integer'));
-    expect(() => createMemoryReplayStore({ maxPerKey: 1.5 })).toThrow(new TypeError('express-verified-user: option "maxPerKey" must be a positive integer'));
+    expect(() => createMemoryReplayStore({ max: 0 })).toThrow(
+      new TypeError('express-verified-user: option "max" must be a positive integer'),
+    );
+    expect(() => createMemoryReplayStore({ maxPerKey: 1.5 })).toThrow(
+      new TypeError('express-verified-user: option "maxPerKey" must be a positive integer'),
+    );
   });
 });

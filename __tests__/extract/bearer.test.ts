@@ -13,12 +13,17 @@ describe('extractBearer (RFC 6750 §2.1)', () => {
     expect(extractBearer(header, 8192, 'jws')).toBe(token);
   });
 
-  it.each([[undefined], [''], ['   '], ['Basic dXNlcjpwYXNz'], ['Token abc'], ['Bearerabc.def.ghi'], ['Digest username="x"']])(
-    'treats %p as no bearer credential (missing)',
-    (header) => {
-      expect(extractBearer(header, 8192, 'jws')).toBeUndefined();
-    },
-  );
+  it.each([
+    [undefined],
+    [''],
+    ['   '],
+    ['Basic dXNlcjpwYXNz'],
+    ['Token abc'],
+    ['Bearerabc.def.ghi'],
+    ['Digest username="x"'],
+  ])('treats %p as no bearer credential (missing)', (header) => {
+    expect(extractBearer(header, 8192, 'jws')).toBeUndefined();
+  });
 
   it.each([
     ['Bearer'],

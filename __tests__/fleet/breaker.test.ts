@@ -31,11 +31,15 @@ describe('key.breaker options', () => {
     [{ probes: 2 }, /key\.breaker\.probes/],
     ['on', /key\.breaker/],
   ])('throws a TypeError at createTokenAuth for breaker %p', (breaker, message) => {
-    expect(() => createTokenAuth({ ...base, key: { upstream: 'http://127.0.0.1:1', breaker } } as unknown as TokenAuthOptions)).toThrow(message);
+    expect(() =>
+      createTokenAuth({ ...base, key: { upstream: 'http://127.0.0.1:1', breaker } } as unknown as TokenAuthOptions),
+    ).toThrow(message);
   });
 
   it('belongs to key.upstream only', () => {
-    expect(() => createTokenAuth({ ...base, key: { secret: SECRET, breaker: {} } } as unknown as TokenAuthOptions)).toThrow(/key\.breaker/);
+    expect(() =>
+      createTokenAuth({ ...base, key: { secret: SECRET, breaker: {} } } as unknown as TokenAuthOptions),
+    ).toThrow(/key\.breaker/);
   });
 
   it('defaults to 5 failures and a 5 s cooldown, and can be turned off', () => {
@@ -55,13 +59,21 @@ describe('CircuitBreaker', () => {
     let now = 0;
     const breaker = new CircuitBreaker({ failures: 2, cooldown: 1 }, () => now);
     await expect(breaker.run(outage, always)).rejects.toThrow('down');
-    await expect(breaker.run(() => Promise.reject(new Error('401')), () => false)).rejects.toThrow('401');
+    await expect(
+      breaker.run(
+        () => Promise.reject(new Error('401')),
+        () => false,
+      ),
+    ).rejects.toThrow('401');
     expect(breaker.stats()).toEqual({ state: 'closed', failures: 0, openedAt: undefined });
     await expect(breaker.run(outage, always)).rejects.toThrow('down');
     await expect(breaker.run(outage, always)).rejects.toThrow('down');
     expect(breaker.stats()).toEqual({ state: 'open', failures: 2, openedAt: 0 });
     now = 400;
-    await expect(breaker.run(() => Promise.resolve('never called'), always)).rejects.toMatchObject({ reason: 'breaker-open', headers: { 'Retry-After': '1' } });
+    await expect(breaker.run(() => Promise.resolve('never called'), always)).rejects.toMatchObject({
+      reason: 'breaker-open',
+      headers: { 'Retry-After': '1' },
+    });
     now = 1000;
     expect(breaker.stats().state).toBe('half-open');
     await expect(breaker.run(outage, always)).rejects.toThrow('down'); // the failed probe opens it again
@@ -106,9 +118,17 @@ describe('CircuitBreaker and a wait the remote asks for (Retry-After)', () => {
       calls++;
       return Promise.resolve('ok');
     };
-    for (const [at, left] of [[2_000, '118'], [4_500, '116'], [60_000, '60'], [119_500, '1']] as const) {
+    for (const [at, left] of [
+      [2_000, '118'],
+      [4_500, '116'],
+      [60_000, '60'],
+      [119_500, '1'],
+    ] as const) {
       now = at;
-      await expect(breaker.run(probe, always, demanded)).rejects.toMatchObject({ reason: 'breaker-open', headers: { 'Retry-After': left } });
+      await expect(breaker.run(probe, always, demanded)).rejects.toMatchObject({
+        reason: 'breaker-open',
+        headers: { 'Retry-After': left },
+      });
     }
     expect(calls).toBe(0);
     now = 120_000;
@@ -127,7 +147,9 @@ describe('CircuitBreaker and a wait the remote asks for (Retry-After)', () => {
     finish('ok');
     await expect(earlier).resolves.toBe('ok');
     now = 10_000;
-    await expect(breaker.run(() => Promise.resolve('probe'), always, demanded)).rejects.toMatchObject({ headers: { 'Retry-After': '50' } });
+    await expect(breaker.run(() => Promise.resolve('probe'), always, demanded)).rejects.toMatchObject({
+      headers: { 'Retry-After': '50' },
+    });
   });
 });
 
@@ -153,7 +175,9 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
 
     // The upstream hangs: three new tokens each wait the whole timeout, and the breaker opens.
     upstream.handler = hang;
-    const slow = await Promise.all([1, 2, 3].map(() => request(server).get('/me').set('Authorization', `Bearer ${issue()}`)));
+    const slow = await Promise.all(
+      [1, 2, 3].map(() => request(server).get('/me').set('Authorization', `Bearer ${issue()}`)),
+    );
     expect(slow.map((r) => r.status)).toEqual([503, 503, 503]);
     expect(auth.stats().breaker).toMatchObject({ state: 'open', failures: 3 });
     const calls = upstream.requests;
@@ -173,7 +197,9 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
 
     // After the cooldown, of five concurrent new tokens exactly one reaches the upstream (the probe).
     await until(() => auth.stats().breaker?.state === 'half-open', 'the cooldown to pass', 300);
-    const probes = await Promise.all([1, 2, 3, 4, 5].map(() => request(server).get('/me').set('Authorization', `Bearer ${issue()}`)));
+    const probes = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => request(server).get('/me').set('Authorization', `Bearer ${issue()}`)),
+    );
     expect(probes.map((r) => r.status)).toEqual([503, 503, 503, 503, 503]);
     expect(upstream.requests).toBe(calls + 1);
     expect(auth.stats().breaker?.state).toBe('open');
@@ -190,7 +216,8 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
     const { auth, server } = app(() => undefined);
     const abusive = issue();
     upstream.handler = (req, res) => {
-      if (req.headers.authorization === `Bearer ${abusive}`) json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '300' });
+      if (req.headers.authorization === `Bearer ${abusive}`)
+        json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '300' });
       else identityService(req, res);
     };
     // More 429s in a row than the breaker's threshold: the limited client is told its Retry-After each time.
@@ -206,7 +233,8 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
 
   it('once 503s open it, stays open as long as their Retry-After asks, telling every client the time left', async () => {
     const { auth, server } = app(() => undefined);
-    upstream.handler = (_req, res) => json(res, 503, { status: 'error', message: 'down for maintenance' }, { 'Retry-After': '120' });
+    upstream.handler = (_req, res) =>
+      json(res, 503, { status: 'error', message: 'down for maintenance' }, { 'Retry-After': '120' });
     for (let i = 0; i < 3; i++) {
       const res = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
       expect([res.status, res.headers['retry-after']]).toEqual([503, '120']);
@@ -220,10 +248,16 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
     expect(upstream.requests).toBe(3);
   });
 
-  it('treats the upstream\'s 401 as an answer, never as a failure', async () => {
+  it("treats the upstream's 401 as an answer, never as a failure", async () => {
     const { auth, server } = app(() => undefined);
     for (let i = 0; i < 5; i++) {
-      expect((await request(server).get('/me').set('Authorization', `Bearer ${randomBytes(16).toString('base64url')}`)).status).toBe(401);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set('Authorization', `Bearer ${randomBytes(16).toString('base64url')}`)
+        ).status,
+      ).toBe(401);
     }
     expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
   });

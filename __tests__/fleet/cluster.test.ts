@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 describe('key names on a Redis Cluster', () => {
-  it('puts a token\'s verdict and its lock in one slot, whatever the prefix', async () => {
+  it("puts a token's verdict and its lock in one slot, whatever the prefix", async () => {
     for (const prefix of ['evu:', '{tenant-a}:', 'a{b:', 'x}y{:', 'plain']) {
       for (const kind of ['redis', 'ioredis'] as const) {
         const s = await store(kind, prefix);
@@ -68,7 +68,9 @@ describe('key names on a Redis Cluster', () => {
       }
     }
     // The slots themselves, as the cluster computes them: per token, not one slot for every verdict.
-    const slots = new Set(Array.from({ length: 8 }, () => cluster.keyslot(`evu:verdict:{${randomBytes(32).toString('hex')}}`)));
+    const slots = new Set(
+      Array.from({ length: 8 }, () => cluster.keyslot(`evu:verdict:{${randomBytes(32).toString('hex')}}`)),
+    );
     expect(slots.size).toBeGreaterThan(1);
   });
 
@@ -128,11 +130,17 @@ describe('a fleet of three processes on a Redis Cluster', () => {
       shared: true,
       prefix: `fleet-${randomUUID().slice(0, 8)}:`,
     };
-    instances = await Promise.all([config, { ...config, client: 'ioredis' as const, express: 4 as const }, config].map((c) => startInstance(c)));
-    await within(10_000, async () => {
-      const stats = await Promise.all(instances.map((i) => i.call<{ revocation: { loaded: boolean } }>('stats')));
-      return stats.every((s) => s.revocation.loaded);
-    }, 'every instance loaded its revocation list');
+    instances = await Promise.all(
+      [config, { ...config, client: 'ioredis' as const, express: 4 as const }, config].map((c) => startInstance(c)),
+    );
+    await within(
+      10_000,
+      async () => {
+        const stats = await Promise.all(instances.map((i) => i.call<{ revocation: { loaded: boolean } }>('stats')));
+        return stats.every((s) => s.revocation.loaded);
+      },
+      'every instance loaded its revocation list',
+    );
   });
 
   it('costs one upstream call when one new token reaches all three at once', async () => {
@@ -150,13 +158,19 @@ describe('a fleet of three processes on a Redis Cluster', () => {
     for (const instance of instances) expect((await instance.get(token)).status).toBe(200);
     const claims = issued.get(token)!;
     await instances[1].call('revoke', { jti: claims.jti, exp: claims.exp });
-    await within(1000, async () => (await Promise.all(instances.map((i) => i.get(token)))).every((a) => a.status === 401), 'the revocation on every instance');
+    await within(
+      1000,
+      async () => (await Promise.all(instances.map((i) => i.get(token)))).every((a) => a.status === 401),
+      'the revocation on every instance',
+    );
   });
 
   it('lets exactly one of the three claim one DPoP proof id', async () => {
     for (let round = 0; round < 5; round++) {
       const id = randomUUID();
-      const answers = await Promise.all(instances.map((i) => i.call<boolean>('claim', { claimId: id, expiresAt: Date.now() / 1000 + 60 })));
+      const answers = await Promise.all(
+        instances.map((i) => i.call<boolean>('claim', { claimId: id, expiresAt: Date.now() / 1000 + 60 })),
+      );
       expect(answers.filter((a) => a === true)).toHaveLength(1);
     }
   });

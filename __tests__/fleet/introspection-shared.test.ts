@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 /** One instance: its own Redis client and store (same prefix as its peers), its own TokenAuth and local cache. */
-function instance(prefix: string, client: { clientId: string; authMethod?: 'client_secret_post' } = { clientId: 'rs-basic' }): TokenAuth {
+function instance(
+  prefix: string,
+  client: { clientId: string; authMethod?: 'client_secret_post' } = { clientId: 'rs-basic' },
+): TokenAuth {
   const redisClient = createClient({ url: redis.url, socket: { connectTimeout: 1000, reconnectStrategy: () => 100 } });
   redisClient.on('error', () => undefined);
   redisClient.connect().catch(() => undefined);
@@ -38,7 +41,11 @@ function instance(prefix: string, client: { clientId: string; authMethod?: 'clie
     introspection: { ...client, clientSecret: as.resourceServerSecret },
     cache: { shared: store },
   } as TokenAuthOptions);
-  cleanups.push(() => redisClient.destroy(), () => store.close(), () => auth.close());
+  cleanups.push(
+    () => redisClient.destroy(),
+    () => store.close(),
+    () => auth.close(),
+  );
   return auth;
 }
 
@@ -57,7 +64,10 @@ describe('introspection with cache.shared', () => {
 
   it('keeps the verdicts of another client of the server apart: it introspects the token itself', async () => {
     const prefix = `i${randomUUID().slice(0, 8)}:`;
-    const [basic, post] = [instance(prefix), instance(prefix, { clientId: 'rs-post', authMethod: 'client_secret_post' })];
+    const [basic, post] = [
+      instance(prefix),
+      instance(prefix, { clientId: 'rs-post', authMethod: 'client_secret_post' }),
+    ];
     const token = await as.token();
     const before = await as.introspections();
     await expect(basic.verify(token)).resolves.toMatchObject({ scope: 'read' });

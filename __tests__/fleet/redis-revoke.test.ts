@@ -76,7 +76,11 @@ describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) =
     await a.revoke(far[2], Infinity);
     const later = randomUUID();
     await a.revoke(later, soon()); // rejected with "ERR value is not an integer" once 1e17 was in the set
-    await within(2000, () => [...far, later].every((jti) => listB.isRevoked(jti, nowS()) === true), 'every revocation reaching the follower');
+    await within(
+      2000,
+      () => [...far, later].every((jti) => listB.isRevoked(jti, nowS()) === true),
+      'every revocation reaching the follower',
+    );
     expect(await admin.zscore(`${prefix}revoked`, far[0])).toBe(String(LATEST));
     const ttl = await admin.ttl(`${prefix}revoked`);
     expect(ttl).toBeGreaterThan(0); // the set expires (with its latest entry), never -1
@@ -127,7 +131,11 @@ describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) =
     expect((err as TokenAuthError).headers['Retry-After']).toBe('1');
     server.resume();
     // The queued command ran on resume: "nothing was revoked" would have been a lie.
-    await within(5000, () => listA.isRevoked(jti, nowS()) === true && listB.isRevoked(jti, nowS()) === true, 'the queued revocation to run and reach both lists');
+    await within(
+      5000,
+      () => listA.isRevoked(jti, nowS()) === true && listB.isRevoked(jti, nowS()) === true,
+      'the queued revocation to run and reach both lists',
+    );
     await a.revoke(jti, soon()); // a retry is harmless
   });
 });
@@ -136,32 +144,47 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
   it('lets at most maxPending commands wait on the client; the rest fail at once without being sent', async () => {
     const prefix = `m${randomUUID().slice(0, 8)}:`;
     const s = store(kind, prefix, { maxPending: 20 });
-    await within(5000, async () => {
-      try {
-        return await s.claimOnce(randomUUID(), nowS() + 60);
-      } catch {
-        return false;
-      }
-    }, 'the client to be ready');
+    await within(
+      5000,
+      async () => {
+        try {
+          return await s.claimOnce(randomUUID(), nowS() + 60);
+        } catch {
+          return false;
+        }
+      },
+      'the client to be ready',
+    );
     await admin.flushall();
     server.pause();
-    const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => s.claimOnce(randomUUID(), nowS() + 60)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, () => s.claimOnce(randomUUID(), nowS() + 60)),
+    );
     const names = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'fulfilled'));
     expect(names.filter((n) => n === 'StoreTimeoutError')).toHaveLength(20);
     expect(names.filter((n) => n === 'StoreBusyError')).toHaveLength(80);
     // The 20 timed out, yet still wait in the client's queue: they still count, so later commands fail at once too.
     const later = await Promise.allSettled(Array.from({ length: 50 }, () => s.claimOnce(randomUUID(), nowS() + 60)));
-    expect(later.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'fulfilled'))).toEqual(Array(50).fill('StoreBusyError'));
+    expect(later.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'fulfilled'))).toEqual(
+      Array(50).fill('StoreBusyError'),
+    );
     // While the 20 still wait in the client, revoke() is refused before sending: nothing was revoked.
-    expect(await rejection(s.revoke(randomUUID(), soon()))).toMatchObject({ code: 'verification_unavailable', reason: 'store-busy' });
+    expect(await rejection(s.revoke(randomUUID(), soon()))).toMatchObject({
+      code: 'verification_unavailable',
+      reason: 'store-busy',
+    });
     server.resume();
-    await within(5000, async () => {
-      try {
-        return await s.claimOnce(randomUUID(), nowS() + 60);
-      } catch {
-        return false;
-      }
-    }, 'the store to accept commands again');
+    await within(
+      5000,
+      async () => {
+        try {
+          return await s.claimOnce(randomUUID(), nowS() + 60);
+        } catch {
+          return false;
+        }
+      },
+      'the store to accept commands again',
+    );
     // Only the 20 that were let through reached Redis (and the probes after resume): the other 80 never queued.
     const keys = await admin.keys(`${prefix}dpop:*`);
     expect(keys.length).toBeGreaterThanOrEqual(21);
@@ -182,7 +205,11 @@ describe.each(EXPRESS_VERSIONS)('DPoP requests while Redis is paused, through %s
     const holder = issuer.holder!;
     const s = store('ioredis', `d${randomUUID().slice(0, 8)}:`, { maxPending: 5 });
     const causes: string[] = [];
-    const auth = createTokenAuth({ ...issuer.options, dpop: { replay: s }, onError: (err) => void causes.push((err.cause as Error | undefined)?.name ?? String(err.reason)) });
+    const auth = createTokenAuth({
+      ...issuer.options,
+      dpop: { replay: s },
+      onError: (err) => void causes.push((err.cause as Error | undefined)?.name ?? String(err.reason)),
+    });
     const app = express();
     app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
       res.json({ ok: true });
@@ -190,7 +217,13 @@ describe.each(EXPRESS_VERSIONS)('DPoP requests while Redis is paused, through %s
     const listening = await listen(app);
     cleanups.push(() => listening.close());
     const token = issuer.sign();
-    const call = () => request(listening.origin).get('/me').set({ Authorization: `DPoP ${token}`, DPoP: holder.proof({ method: 'GET', url: `${listening.origin}/me`, token }) });
+    const call = () =>
+      request(listening.origin)
+        .get('/me')
+        .set({
+          Authorization: `DPoP ${token}`,
+          DPoP: holder.proof({ method: 'GET', url: `${listening.origin}/me`, token }),
+        });
     await within(5000, async () => (await call()).status === 200, 'the store to answer');
 
     server.pause();
@@ -211,20 +244,37 @@ describe('a fleet (separate processes, Express 5 and 4) after revoke(jti, 1e17)'
   afterEach(() => stopAllInstances());
 
   it('refuses on every instance each token revoked after it, and the far-future one too', async () => {
-    const config = { redisUrl: server.url, key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, prefix: `f${randomUUID().slice(0, 8)}:` };
-    const [a, b] = await Promise.all([startInstance({ ...config, express: 5 }), startInstance({ ...config, express: 4 })]);
+    const config = {
+      redisUrl: server.url,
+      key: { secret: SECRET },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      prefix: `f${randomUUID().slice(0, 8)}:`,
+    };
+    const [a, b] = await Promise.all([
+      startInstance({ ...config, express: 5 }),
+      startInstance({ ...config, express: 4 }),
+    ]);
     const probe = sign(shapeB());
-    for (const instance of [a, b]) await within(10_000, async () => (await instance.get(probe)).status === 200, 'the instance to load the list');
+    for (const instance of [a, b])
+      await within(10_000, async () => (await instance.get(probe)).status === 200, 'the instance to load the list');
     const farClaims = shapeB(undefined, { exp: 1e17 }); // accepted: exp is an integer
     const tokens = [sign(farClaims), ...Array.from({ length: 3 }, () => sign(shapeB()))];
-    const claims = tokens.map((t) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()) as { jti: string; exp: number });
+    const claims = tokens.map(
+      (t) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()) as { jti: string; exp: number },
+    );
     for (const instance of [a, b]) for (const t of tokens) expect((await instance.get(t)).status).toBe(200);
     await a.call('revoke', { jti: claims[0].jti, exp: claims[0].exp });
     await a.call('revoke', { jti: claims[1].jti, exp: Number.MAX_VALUE });
     await b.call('revoke', { jti: claims[2].jti, exp: claims[2].exp });
     await a.call('revoke', { jti: claims[3].jti, exp: claims[3].exp });
     for (const instance of [a, b]) {
-      for (const t of tokens) await within(5000, async () => (await instance.get(t)).status === 401, 'every revocation to reach every instance');
+      for (const t of tokens)
+        await within(
+          5000,
+          async () => (await instance.get(t)).status === 401,
+          'every revocation to reach every instance',
+        );
     }
   });
 });

@@ -98,14 +98,18 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store on a %s client', (
 
   it('keeps shared verdicts for their time to live', async () => {
     const s = store(kind);
-    await within(5000, async () => {
-      try {
-        await s.setVerdict('k1', '{"ok":true}', 0.3);
-        return (await s.getVerdict('k1')) === '{"ok":true}';
-      } catch {
-        return false;
-      }
-    }, 'the client to be ready');
+    await within(
+      5000,
+      async () => {
+        try {
+          await s.setVerdict('k1', '{"ok":true}', 0.3);
+          return (await s.getVerdict('k1')) === '{"ok":true}';
+        } catch {
+          return false;
+        }
+      },
+      'the client to be ready',
+    );
     await expect(s.getVerdict('missing')).resolves.toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 500));
     await expect(s.getVerdict('k1')).resolves.toBeUndefined();
@@ -126,19 +130,26 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (
     await s.revoke(jti, soon());
     server.pause();
     const started = Date.now();
-    const [claim, verdict] = await Promise.allSettled([s.claimOnce(randomUUID(), Date.now() / 1000 + 60), s.getVerdict('k')]);
+    const [claim, verdict] = await Promise.allSettled([
+      s.claimOnce(randomUUID(), Date.now() / 1000 + 60),
+      s.getVerdict('k'),
+    ]);
     expect([claim.status, verdict.status]).toEqual(['rejected', 'rejected']);
     expect(Date.now() - started).toBeLessThan(3000); // the store's timeout is 500 ms
     expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
     expect(list.isRevoked(randomUUID(), Date.now() / 1000)).toBe(false);
     server.resume();
-    await within(5000, async () => {
-      try {
-        return (await s.claimOnce(randomUUID(), Date.now() / 1000 + 60)) === true;
-      } catch {
-        return false;
-      }
-    }, 'Redis to answer again');
+    await within(
+      5000,
+      async () => {
+        try {
+          return (await s.claimOnce(randomUUID(), Date.now() / 1000 + 60)) === true;
+        } catch {
+          return false;
+        }
+      },
+      'Redis to answer again',
+    );
   });
 
   it('throws from claimOnce within its timeout (fail closed), reports the outage once, and resyncs after it', async () => {

@@ -40,14 +40,27 @@ function auth(options: Partial<TokenAuthOptions> = {}): TokenAuth {
 
 describe('revocation and cache.shared options', () => {
   it('throws a TypeError at createTokenAuth when revocation is not a store', () => {
-    expect(() => createTokenAuth({ ...base, revocation: {} } as unknown as TokenAuthOptions)).toThrow(/option "revocation"/);
-    expect(() => createTokenAuth({ ...base, revocation: () => false } as unknown as TokenAuthOptions)).toThrow(TypeError);
+    expect(() => createTokenAuth({ ...base, revocation: {} } as unknown as TokenAuthOptions)).toThrow(
+      /option "revocation"/,
+    );
+    expect(() => createTokenAuth({ ...base, revocation: () => false } as unknown as TokenAuthOptions)).toThrow(
+      TypeError,
+    );
   });
 
   it('throws a TypeError when cache.shared is not a store, or the key source is not upstream', () => {
-    expect(() => createTokenAuth({ ...base, cache: { shared: {} } } as unknown as TokenAuthOptions)).toThrow(/option "cache\.shared"/);
-    expect(() => createTokenAuth({ ...base, cache: { shared: store } })).toThrow(/cache\.shared" applies to key\.upstream and introspection only/);
-    const upstream = createTokenAuth({ key: { upstream: 'http://127.0.0.1:1' }, issuer: ISSUER, audience: AUDIENCE, cache: { shared: store } });
+    expect(() => createTokenAuth({ ...base, cache: { shared: {} } } as unknown as TokenAuthOptions)).toThrow(
+      /option "cache\.shared"/,
+    );
+    expect(() => createTokenAuth({ ...base, cache: { shared: store } })).toThrow(
+      /cache\.shared" applies to key\.upstream and introspection only/,
+    );
+    const upstream = createTokenAuth({
+      key: { upstream: 'http://127.0.0.1:1' },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      cache: { shared: store },
+    });
     upstream.close();
   });
 
@@ -76,15 +89,37 @@ describe.each(EXPRESS_VERSIONS)('revocation: store through %s', (_name, express)
     const res = await request(server).get('/me').set('Authorization', `Bearer ${t}`);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token", error_description="Invalid access token"');
-    expect((await request(server).get('/me').set('Authorization', `Bearer ${sign(shapeB())}`)).status).toBe(200);
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="Invalid access token"',
+    );
+    expect(
+      (
+        await request(server)
+          .get('/me')
+          .set('Authorization', `Bearer ${sign(shapeB())}`)
+      ).status,
+    ).toBe(200);
   });
 
   it('still asks isRevoked when both are given', async () => {
-    const { made, server } = app({ isRevoked: (claims) => Array.isArray(claims.scopes) && claims.scopes.includes('blocked') });
+    const { made, server } = app({
+      isRevoked: (claims) => Array.isArray(claims.scopes) && claims.scopes.includes('blocked'),
+    });
     await until(() => made.stats().revocation?.loaded === true, 'the list loaded');
-    expect((await request(server).get('/me').set('Authorization', `Bearer ${sign(shapeB(undefined, { scopes: ['identify', 'blocked'] }))}`)).status).toBe(401);
-    expect((await request(server).get('/me').set('Authorization', `Bearer ${sign(shapeB())}`)).status).toBe(200);
+    expect(
+      (
+        await request(server)
+          .get('/me')
+          .set('Authorization', `Bearer ${sign(shapeB(undefined, { scopes: ['identify', 'blocked'] }))}`)
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await request(server)
+          .get('/me')
+          .set('Authorization', `Bearer ${sign(shapeB())}`)
+      ).status,
+    ).toBe(200);
   });
 
   it('cannot refuse a token without jti by jti (claims: jwt): it passes this check', async () => {

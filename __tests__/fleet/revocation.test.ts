@@ -68,13 +68,19 @@ describe('revocation across a fleet', () => {
     const started = Date.now();
     await a.call('revoke', { jti, exp });
     expect(await a.get(t)).toMatchObject({ status: 401, body: JSON.stringify(INVALID) });
-    const [tookB, tookC] = await Promise.all([b, c].map((instance) => within(5000, async () => (await instance.get(t)).status === 401, 'the revocation to reach another instance')));
+    const [tookB, tookC] = await Promise.all(
+      [b, c].map((instance) =>
+        within(5000, async () => (await instance.get(t)).status === 401, 'the revocation to reach another instance'),
+      ),
+    );
     const propagation = Math.max(tookB, tookC, Date.now() - started);
     // The figure is reported; the assertion is generous because the machine is shared.
     console.log(`revocation reached B and C in ${propagation} ms`);
     expect(propagation).toBeLessThan(5000);
     const refused = await c.get(t);
-    expect(refused.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token", error_description="Invalid access token"');
+    expect(refused.headers['www-authenticate']).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="Invalid access token"',
+    );
     // Another token of the same user is untouched.
     expect((await b.get(token().token)).status).toBe(200);
   });
@@ -129,9 +135,17 @@ describe('revocation across a fleet', () => {
     const during = token();
     await revokeDirectly(during.jti, during.exp);
     for (const instance of [a, b]) {
-      await within(10_000, async () => (await instance.get(during.token)).status === 401, 'the resync after the outage');
+      await within(
+        10_000,
+        async () => (await instance.get(during.token)).status === 401,
+        'the resync after the outage',
+      );
       expect((await instance.get(before.token)).status).toBe(401); // the list held is kept
-      await within(5000, async () => (await instance.call<{ revocation: { available: boolean } }>('stats')).revocation.available, 'the instance to count Redis as back');
+      await within(
+        5000,
+        async () => (await instance.call<{ revocation: { available: boolean } }>('stats')).revocation.available,
+        'the instance to count Redis as back',
+      );
     }
   });
 });

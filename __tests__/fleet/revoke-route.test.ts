@@ -32,8 +32,14 @@ afterAll(async () => {
 function fleetStore(): RedisStore {
   const client = new Redis(server.url, { maxRetriesPerRequest: 1 });
   client.on('error', () => undefined);
-  const store = createRedisStore(client, { prefix: `route${Math.random().toString(36).slice(2, 8)}:`, timeout: '300ms' });
-  cleanups.push(() => client.disconnect(), () => store.close());
+  const store = createRedisStore(client, {
+    prefix: `route${Math.random().toString(36).slice(2, 8)}:`,
+    timeout: '300ms',
+  });
+  cleanups.push(
+    () => client.disconnect(),
+    () => store.close(),
+  );
   return store;
 }
 
@@ -75,7 +81,9 @@ describe.each(EXPRESS_VERSIONS)('a logout route that revokes the token, through 
     const routes = name === 'express 5' ? ['/logout', '/logout-async'] : ['/logout'];
     for (const route of routes) {
       server.pause();
-      const res = await request(made).post(route).set(bearer(sign(shapeB())));
+      const res = await request(made)
+        .post(route)
+        .set(bearer(sign(shapeB())));
       server.resume();
       expect(res.status).toBe(503);
       expect(res.headers['content-type']).toMatch(/^application\/json/);

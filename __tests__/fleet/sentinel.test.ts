@@ -33,7 +33,8 @@ async function revoke(instance: Instance, token: string): Promise<void> {
   }
 }
 
-const everywhere = async (fleet: Instance[], token: string, status: number) => (await Promise.all(fleet.map((i) => i.get(token)))).every((a) => a.status === status);
+const everywhere = async (fleet: Instance[], token: string, status: number) =>
+  (await Promise.all(fleet.map((i) => i.get(token)))).every((a) => a.status === status);
 
 beforeAll(async () => {
   [sentinel, upstream] = await Promise.all([startRedisSentinel(), startLoopbackServer(identityService)]);
@@ -47,8 +48,14 @@ beforeAll(async () => {
     shared: true,
     prefix: `sentinel-${randomUUID().slice(0, 8)}:`,
   };
-  instances = await Promise.all([config, { ...config, express: 4 as const }, { ...config, client: 'redis' as const }].map((c) => startInstance(c)));
-  await within(10_000, async () => (await allStats(instances)).every((s) => s.revocation.loaded), 'every revocation list loaded');
+  instances = await Promise.all(
+    [config, { ...config, express: 4 as const }, { ...config, client: 'redis' as const }].map((c) => startInstance(c)),
+  );
+  await within(
+    10_000,
+    async () => (await allStats(instances)).every((s) => s.revocation.loaded),
+    'every revocation list loaded',
+  );
 });
 
 afterAll(async () => {
@@ -90,7 +97,11 @@ describe('the Redis store behind Sentinel, through a failover under traffic', ()
     const newMaster = await sentinel.killMaster();
     expect(newMaster).not.toBe(oldMaster);
     // Every instance back on the new master: its subscriber reconnected and its list reloaded.
-    await within(20_000, async () => (await allStats(instances)).every((s) => s.revocation.available), 'every instance back on the new master');
+    await within(
+      20_000,
+      async () => (await allStats(instances)).every((s) => s.revocation.available),
+      'every instance back on the new master',
+    );
     running = false;
     await Promise.all(traffic);
     expect(answers.length).toBeGreaterThan(30);
@@ -111,13 +122,19 @@ describe('the Redis store behind Sentinel, through a failover under traffic', ()
 
     for (let round = 0; round < 5; round++) {
       const id = randomUUID();
-      const claims = await Promise.all(instances.map((i) => i.call<boolean>('claim', { claimId: id, expiresAt: Date.now() / 1000 + 60 })));
+      const claims = await Promise.all(
+        instances.map((i) => i.call<boolean>('claim', { claimId: id, expiresAt: Date.now() / 1000 + 60 })),
+      );
       expect(claims.filter((c) => c === true)).toHaveLength(1);
     }
 
     // A process started now loads the list from the new master: the revocation made before the failover is there.
     const late = await startInstance({ ...config, client: 'redis' });
-    await within(10_000, async () => (await late.call<Stats>('stats')).revocation.loaded, 'the late instance loaded its list');
+    await within(
+      10_000,
+      async () => (await late.call<Stats>('stats')).revocation.loaded,
+      'the late instance loaded its list',
+    );
     expect((await late.get(before.revoked)).status).toBe(401);
     expect((await late.get(before.good)).status).toBe(200);
   });

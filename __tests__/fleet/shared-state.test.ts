@@ -28,7 +28,9 @@ const upstreamConfig = (express: 4 | 5, shared = true): InstanceConfig => ({
 /** The same prefix for every instance of one fleet. */
 async function fleet(shared = true): Promise<Instance[]> {
   const first = upstreamConfig(5, shared);
-  const instances = await Promise.all([first, { ...first, express: 4 as const, client: 'ioredis' as const }, first].map((c) => startInstance(c)));
+  const instances = await Promise.all(
+    [first, { ...first, express: 4 as const, client: 'ioredis' as const }, first].map((c) => startInstance(c)),
+  );
   // Until its client has connected, an instance skips the shared store (fail open): wait for every connection.
   await Promise.all(instances.map(connected));
   return instances;
@@ -53,7 +55,9 @@ describe('DPoP single use across processes', () => {
     for (let round = 0; round < 5; round++) {
       const id = randomUUID();
       const expiresAt = Date.now() / 1000 + 60;
-      const answers = await Promise.all(instances.map((instance) => instance.call<boolean>('claim', { claimId: id, expiresAt })));
+      const answers = await Promise.all(
+        instances.map((instance) => instance.call<boolean>('claim', { claimId: id, expiresAt })),
+      );
       expect(answers.filter((a) => a === true)).toHaveLength(1);
       expect(answers.filter((a) => a === false)).toHaveLength(2);
     }
@@ -63,7 +67,9 @@ describe('DPoP single use across processes', () => {
     const holder = createDpopHolder('ES256');
     const secret = 'x'.repeat(40);
     const config = { ...upstreamConfig(5, false), key: { secret }, dpop: true, trustProxy: true };
-    const instances = await Promise.all([config, { ...config, express: 4 as const, client: 'ioredis' as const }, config].map((c) => startInstance(c)));
+    const instances = await Promise.all(
+      [config, { ...config, express: 4 as const, client: 'ioredis' as const }, config].map((c) => startInstance(c)),
+    );
     await Promise.all(instances.map(connected));
     const token = signToken(shapeB(Math.floor(Date.now() / 1000), { cnf: { jkt: holder.jkt } }), secret, 'HS256');
     // The load balancer's public name, which every instance is told through X-Forwarded-* (trust proxy: loopback).
@@ -80,7 +86,7 @@ describe('DPoP single use across processes', () => {
     }
   });
 
-  it('refuses a replay at an instance 1.5 s behind (inside clockTolerance) after the first one\'s window has passed', async () => {
+  it("refuses a replay at an instance 1.5 s behind (inside clockTolerance) after the first one's window has passed", async () => {
     const holder = createDpopHolder('ES256');
     const secret = 'x'.repeat(40);
     const config = { ...upstreamConfig(5, false), key: { secret }, dpop: true, trustProxy: true, iatWindow: '1s' };
@@ -88,8 +94,10 @@ describe('DPoP single use across processes', () => {
     await Promise.all([ahead, behind].map(connected));
     const token = signToken(shapeB(Math.floor(Date.now() / 1000), { cnf: { jkt: holder.jkt } }), secret, 'HS256');
     const front = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.test' };
-    const send = (instance: Instance, proof: string) => instance.get(token, { ...front, Authorization: `DPoP ${token}`, DPoP: proof });
-    const proofAt = (iat: number) => holder.proof({ method: 'GET', url: 'https://api.example.test/me', token, claims: { iat } });
+    const send = (instance: Instance, proof: string) =>
+      instance.get(token, { ...front, Authorization: `DPoP ${token}`, DPoP: proof });
+    const proofAt = (iat: number) =>
+      holder.proof({ method: 'GET', url: 'https://api.example.test/me', token, claims: { iat } });
     expect((await send(behind, proofAt(Math.floor(Date.now() / 1000) - 1))).status).toBe(200); // its clock takes it
 
     const iat = Math.floor(Date.now() / 1000);
@@ -125,12 +133,15 @@ describe('shared upstream verdicts (cache.shared)', () => {
 
     const unknown = `${randomBytes(24).toString('base64url')}~never-issued`;
     for (const instance of instances) {
-      expect(await instance.get(unknown)).toMatchObject({ status: 401, body: '{"status":"error","message":"Invalid access token"}' });
+      expect(await instance.get(unknown)).toMatchObject({
+        status: 401,
+        body: '{"status":"error","message":"Invalid access token"}',
+      });
     }
     expect(servers.upstream.requests).toBe(2);
   });
 
-  it('checks a shared verdict against each instance\'s own rules', async () => {
+  it("checks a shared verdict against each instance's own rules", async () => {
     const instances = await fleet();
     const wrongAudience = issue({ aud: 'other.example.com' });
     for (const instance of instances) expect((await instance.get(wrongAudience)).status).toBe(401);
@@ -144,7 +155,7 @@ describe('shared upstream verdicts (cache.shared)', () => {
     expect(servers.upstream.requests).toBe(3);
   });
 
-  it('falls back to each instance\'s own cache and the upstream while Redis is down, and still answers right', async () => {
+  it("falls back to each instance's own cache and the upstream while Redis is down, and still answers right", async () => {
     const instances = await fleet();
     const warm = issue();
     for (const instance of instances) expect((await instance.get(warm)).status).toBe(200);

@@ -44,19 +44,33 @@ async function sharedStore(prefix: string): Promise<{ store: RedisStore; keys: (
   client.on('error', () => undefined);
   await client.connect();
   const store = createRedisStore(client, { prefix, timeout: '500ms' });
-  cleanups.push(() => client.destroy(), () => store.close());
+  cleanups.push(
+    () => client.destroy(),
+    () => store.close(),
+  );
   return { store, keys: () => client.keys(`${prefix}*`) };
 }
 
 /** A TokenAuth in upstream mode in front of `upstream`, sharing verdicts in `store`. */
 function tokenAuth(upstream: string, store: RedisStore): TokenAuth {
-  const auth = createTokenAuth({ key: { upstream, timeout: '2s' }, issuer: ISSUER, audience: AUDIENCE, cache: { shared: store } });
+  const auth = createTokenAuth({
+    key: { upstream, timeout: '2s' },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    cache: { shared: store },
+  });
   cleanups.push(() => auth.close());
   return auth;
 }
 
 /** Two TokenAuths on one fresh store: `a` before the refusing upstream, `b` before the accepting one. */
-async function pair(): Promise<{ a: TokenAuth; b: TokenAuth; store: RedisStore; prefix: string; keys: () => Promise<string[]> }> {
+async function pair(): Promise<{
+  a: TokenAuth;
+  b: TokenAuth;
+  store: RedisStore;
+  prefix: string;
+  keys: () => Promise<string[]>;
+}> {
   const prefix = `id${randomUUID().slice(0, 8)}:`;
   const { store, keys } = await sharedStore(prefix);
   refusing.reset();

@@ -45,9 +45,13 @@ async function fleet(): Promise<Instance[]> {
     shared: true,
     prefix: `flight-${randomUUID().slice(0, 8)}:`,
   };
-  const instances = await Promise.all([config, { ...config, express: 4 as const, client: 'ioredis' as const }, config].map((c) => startInstance(c)));
+  const instances = await Promise.all(
+    [config, { ...config, express: 4 as const, client: 'ioredis' as const }, config].map((c) => startInstance(c)),
+  );
   // Until its client has connected, an instance skips the shared store: wait for every connection.
-  await Promise.all(instances.map((i) => i.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })));
+  await Promise.all(
+    instances.map((i) => i.call('claim', { claimId: randomUUID(), expiresAt: Date.now() / 1000 + 60 })),
+  );
   return instances;
 }
 
@@ -68,7 +72,11 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
       servers.upstream.reset();
       const token = issue();
       const answers = await Promise.all(instances.map((instance) => instance.get(token)));
-      for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { jti: issued.get(token)!.jti } });
+      for (const answer of answers)
+        expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+          status: 200,
+          body: { jti: issued.get(token)!.jti },
+        });
       expect(servers.upstream.requests).toBe(1);
     }
     // An unknown token too: one call, and every instance answers the upstream's 401.
@@ -77,7 +85,11 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
     const refused = await Promise.all(instances.map((instance) => instance.get(unknown)));
     expect(refused.map((a) => a.status)).toEqual([401, 401, 401]);
     expect(servers.upstream.requests).toBe(1);
-    const stats = await Promise.all(instances.map((instance) => instance.call<{ flight: { shared: number; holding: number; waiting: number } }>('stats')));
+    const stats = await Promise.all(
+      instances.map((instance) =>
+        instance.call<{ flight: { shared: number; holding: number; waiting: number } }>('stats'),
+      ),
+    );
     expect(stats.reduce((sum, s) => sum + s.flight.shared, 0)).toBeGreaterThanOrEqual(2);
     for (const s of stats) expect(s.flight).toMatchObject({ holding: 0, waiting: 0 });
   });
@@ -112,7 +124,11 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
     await a.kill();
     await holder;
     const answers = await waiting;
-    for (const answer of answers) expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { jti: issued.get(token)!.jti } });
+    for (const answer of answers)
+      expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+        status: 200,
+        body: { jti: issued.get(token)!.jti },
+      });
     // The dead holder's call, then exactly one more once its lock (timeout 1 s + 1 s) expired.
     expect(servers.upstream.requests).toBe(2);
     // Bounded by the lock's life (2 s), polling and one call; the request timeout (10 s) is far off.
@@ -155,32 +171,45 @@ describe('the lock and its bounds (one process, real Redis)', () => {
     await s.releaseVerdict(key, 'first'); // late: must not free the second holder's lock
     await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({ state: 'busy' });
     await s.releaseVerdict(key, 'second', { value: '{"ok":false,"code":"invalid_token"}', ttl: 5 });
-    await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({ state: 'verdict', value: '{"ok":false,"code":"invalid_token"}' });
+    await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({
+      state: 'verdict',
+      value: '{"ok":false,"code":"invalid_token"}',
+    });
   });
 
   it('holds at most maxFlights tokens per process: the rest ask the source directly, waiting for nothing', async () => {
     const prefix = `bound-${randomUUID().slice(0, 8)}:`;
     const other = await store(prefix); // another instance, holding the locks of five new tokens
     const keys = Array.from({ length: 5 }, () => randomBytes(32).toString('hex'));
-    for (const key of keys) await expect(other.claimVerdict(key, 'other-instance', 5)).resolves.toEqual({ state: 'mine' });
+    for (const key of keys)
+      await expect(other.claimVerdict(key, 'other-instance', 5)).resolves.toEqual({ state: 'mine' });
 
     const flight = createSingleFlight(await store(prefix), { lockTtl: 5, maxFlights: 2 });
     const direct: string[] = [];
-    const runs = keys.map((key) => flight.run(key, {
-      stored: (text) => text,
-      fresh: async () => ({ result: { ok: true, value: 'fresh' } }),
-      alone: async () => 'alone',
-      overflow: async () => {
-        direct.push(key);
-        return 'direct';
-      },
-    }));
+    const runs = keys.map((key) =>
+      flight.run(key, {
+        stored: (text) => text,
+        fresh: async () => ({ result: { ok: true, value: 'fresh' } }),
+        alone: async () => 'alone',
+        overflow: async () => {
+          direct.push(key);
+          return 'direct';
+        },
+      }),
+    );
     await within(2000, () => flight.stats().waiting === 2, 'two waiters');
     expect(flight.stats()).toMatchObject({ waiting: 2, holding: 0, overflow: 3 });
     expect(direct).toEqual(keys.slice(2)); // over the bound: straight to the source, at once
     // The holder stores its verdicts: the two waiters take them, with no call of their own.
-    for (const key of keys.slice(0, 2)) await other.releaseVerdict(key, 'other-instance', { value: `verdict-${key}`, ttl: 5 });
-    await expect(Promise.all(runs)).resolves.toEqual([`verdict-${keys[0]}`, `verdict-${keys[1]}`, 'direct', 'direct', 'direct']);
+    for (const key of keys.slice(0, 2))
+      await other.releaseVerdict(key, 'other-instance', { value: `verdict-${key}`, ttl: 5 });
+    await expect(Promise.all(runs)).resolves.toEqual([
+      `verdict-${keys[0]}`,
+      `verdict-${keys[1]}`,
+      'direct',
+      'direct',
+      'direct',
+    ]);
     expect(flight.stats()).toMatchObject({ waiting: 0, holding: 0, shared: 2 });
     flight.close();
   });

@@ -1,6 +1,12 @@
 import type { Express } from 'express';
 import request from 'supertest';
-import { createTokenAuth, errorHandler, type ScopeRequirementInput, type TokenAuthError, type TokenAuthOptions } from '../../lib';
+import {
+  createTokenAuth,
+  errorHandler,
+  type ScopeRequirementInput,
+  type TokenAuthError,
+  type TokenAuthOptions,
+} from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
@@ -15,8 +21,15 @@ const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audien
 /** An access token as most authorization servers mint it: registered claims, a `scope` string, no Shape B. */
 function accessToken(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    iss: ISSUER, aud: AUDIENCE, sub: 'user-1', client_id: 'app-1', iat: NOW, exp: NOW + 600, jti: 'id-1',
-    scope: 'read write', ...overrides,
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: 'user-1',
+    client_id: 'app-1',
+    iat: NOW,
+    exp: NOW + 600,
+    jti: 'id-1',
+    scope: 'read write',
+    ...overrides,
   };
 }
 const AT_JWT = { typ: 'at+jwt' };
@@ -54,32 +67,59 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
     it('accepts a token with registered claims only and gives its claims exactly as signed', async () => {
       const claims = accessToken();
-      const res = await request(app()).get('/me').set(bearer(sign(claims))).expect(200);
+      const res = await request(app())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
 
     it('reads scopes from scope, then scp, then scopes by default', async () => {
-      await request(app()).get('/me').set(bearer(sign(accessToken({ scope: undefined, scp: ['read'] })))).expect(200);
-      await request(app()).get('/me').set(bearer(sign(accessToken({ scope: undefined, scp: 'read other' })))).expect(200);
-      await request(app()).get('/me').set(bearer(sign(accessToken({ scope: ['read'] })))).expect(200);
-      await request(app()).get('/me').set(bearer(sign(accessToken({ scope: undefined, scopes: ['read'] })))).expect(200);
+      await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: undefined, scp: ['read'] }))))
+        .expect(200);
+      await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: undefined, scp: 'read other' }))))
+        .expect(200);
+      await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: ['read'] }))))
+        .expect(200);
+      await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: undefined, scopes: ['read'] }))))
+        .expect(200);
       // The first claim present decides: a `scope` without `read` is not rescued by `scp`.
-      const res = await request(app()).get('/me').set(bearer(sign(accessToken({ scope: 'write', scp: ['read'] })))).expect(403);
+      const res = await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: 'write', scp: ['read'] }))))
+        .expect(403);
       expect(res.body).toEqual(FORBIDDEN);
       expect(res.headers['www-authenticate']).toBe(challengeScope('read'));
     });
 
     it.each([
-      ['a number', 42], ['an object', { read: true }], ['an array holding a non-string', ['read', 1]], ['null', null],
+      ['a number', 42],
+      ['an object', { read: true }],
+      ['an array holding a non-string', ['read', 1]],
+      ['null', null],
     ])('answers 403, never 500, when the scope claim is %s', async (_case, scope) => {
-      const res = await request(app()).get('/me').set(bearer(sign(accessToken({ scope })))).expect(403);
+      const res = await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope }))))
+        .expect(403);
       expect(res.body).toEqual(FORBIDDEN);
       expect(res.headers['www-authenticate']).toBe(challengeScope('read'));
     });
 
     it('still requires exp, and checks iat only when present', async () => {
       await expectInvalid(app(), sign(accessToken({ exp: undefined })), 'exp');
-      await request(app()).get('/me').set(bearer(sign(accessToken({ iat: undefined })))).expect(200);
+      await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken({ iat: undefined }))))
+        .expect(200);
       await expectInvalid(app(), sign(accessToken({ iat: 'yesterday' })), 'iat');
     });
   });
@@ -88,10 +128,16 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
     const app = () => appWith({ claims: 'at+jwt' });
 
     it.each(['at+jwt', 'application/at+jwt', 'AT+JWT', 'Application/At+JWT'])('accepts typ %s', async (typ) => {
-      await request(app()).get('/me').set(bearer(sign(accessToken(), SECRET, 'HS256', { typ }))).expect(200);
+      await request(app())
+        .get('/me')
+        .set(bearer(sign(accessToken(), SECRET, 'HS256', { typ })))
+        .expect(200);
     });
 
-    it.each([['no typ', { typ: undefined }], ['typ JWT', { typ: 'JWT' }]])('refuses a token with %s', async (_case, header) => {
+    it.each([
+      ['no typ', { typ: undefined }],
+      ['typ JWT', { typ: 'JWT' }],
+    ])('refuses a token with %s', async (_case, header) => {
       await expectInvalid(app(), sign(accessToken(), SECRET, 'HS256', header), 'typ');
     });
 
@@ -111,8 +157,14 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
   describe('option typ', () => {
     it('narrows the accepted typ values, case-insensitively and with or without application/', async () => {
       const app = appWith({ claims: 'jwt', typ: ['application/JWT'] });
-      await request(app).get('/me').set(bearer(sign(accessToken(), SECRET, 'HS256', { typ: 'jwt' }))).expect(200);
-      await request(app).get('/me').set(bearer(sign(accessToken(), SECRET, 'HS256', { typ: 'application/jwt' }))).expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken(), SECRET, 'HS256', { typ: 'jwt' })))
+        .expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken(), SECRET, 'HS256', { typ: 'application/jwt' })))
+        .expect(200);
       await expectInvalid(app, sign(accessToken(), SECRET, 'HS256', { typ: 'at+jwt' }), 'typ');
       await expectInvalid(app, sign(accessToken(), SECRET, 'HS256', { typ: undefined }), 'typ');
     });
@@ -121,14 +173,26 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
   describe('scopeClaim', () => {
     it('reads the named claim: Auth0 permissions', async () => {
       const app = appWith({ claims: 'jwt', scopeClaim: 'permissions' }, ['read:users']);
-      await request(app).get('/me').set(bearer(sign(accessToken({ permissions: ['read:users'] })))).expect(200);
-      await request(app).get('/me').set(bearer(sign(accessToken({ scope: 'read:users' })))).expect(403);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ permissions: ['read:users'] }))))
+        .expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: 'read:users' }))))
+        .expect(403);
     });
 
     it('reads the first present of several names', async () => {
       const app = appWith({ claims: 'jwt', scopeClaim: ['permissions', 'scope'] }, ['read']);
-      await request(app).get('/me').set(bearer(sign(accessToken({ scope: 'read' })))).expect(200);
-      await request(app).get('/me').set(bearer(sign(accessToken({ permissions: [], scope: 'read' })))).expect(403);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ scope: 'read' }))))
+        .expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ permissions: [], scope: 'read' }))))
+        .expect(403);
     });
 
     it('takes a function of the claims (Keycloak realm roles)', async () => {
@@ -137,14 +201,34 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
         return access?.roles;
       };
       const app = appWith({ claims: 'jwt', scopeClaim: roles }, ['admin']);
-      await request(app).get('/me').set(bearer(sign(accessToken({ realm_access: { roles: ['admin'] } })))).expect(200);
-      await request(app).get('/me').set(bearer(sign(accessToken({ realm_access: { roles: ['user'] } })))).expect(403);
-      await request(app).get('/me').set(bearer(sign(accessToken()))).expect(403);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ realm_access: { roles: ['admin'] } }))))
+        .expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ realm_access: { roles: ['user'] } }))))
+        .expect(403);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken())))
+        .expect(403);
     });
 
     it('answers 500 when the function throws, keeping the cause for onError only', async () => {
-      const app = appWith({ claims: 'jwt', scopeClaim: () => { throw new Error('secret detail'); } }, ['read']);
-      const res = await request(app).get('/me').set(bearer(sign(accessToken()))).expect(500);
+      const app = appWith(
+        {
+          claims: 'jwt',
+          scopeClaim: () => {
+            throw new Error('secret detail');
+          },
+        },
+        ['read'],
+      );
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken())))
+        .expect(500);
       expect(res.body).toEqual(INTERNAL);
       expect(res.headers['www-authenticate']).toBeUndefined();
       expect(JSON.stringify(res.body)).not.toContain('secret detail');
@@ -154,15 +238,30 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
     it('is not asked on a route that requires no scopes', async () => {
       let asked = 0;
-      const app = appWith({ claims: 'jwt', scopeClaim: () => { asked++; throw new Error('no'); } });
-      await request(app).get('/me').set(bearer(sign(accessToken()))).expect(200);
+      const app = appWith({
+        claims: 'jwt',
+        scopeClaim: () => {
+          asked++;
+          throw new Error('no');
+        },
+      });
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken())))
+        .expect(200);
       expect(asked).toBe(0);
     });
 
     it("reads only scopes in 'strict' mode by default: a scope string grants nothing there", async () => {
       const app = appWith({}, ['identify']);
-      await request(app).get('/me').set(bearer(sign(shapeB(NOW)))).expect(200);
-      const res = await request(app).get('/me').set(bearer(sign(shapeB(NOW, { scopes: [], scope: 'identify' })))).expect(403);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(200);
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW, { scopes: [], scope: 'identify' }))))
+        .expect(403);
       expect(res.headers['www-authenticate']).toBe(challengeScope('identify'));
     });
   });
@@ -170,7 +269,10 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
   describe('requiredClaims', () => {
     it('refuses a token without one of them (absent or null)', async () => {
       const app = appWith({ claims: 'jwt', requiredClaims: ['tenant', 'sub'] });
-      await request(app).get('/me').set(bearer(sign(accessToken({ tenant: 't1' })))).expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken({ tenant: 't1' }))))
+        .expect(200);
       await expectInvalid(app, sign(accessToken()), 'required:tenant');
       await expectInvalid(app, sign(accessToken({ tenant: null })), 'required:tenant');
     });
@@ -181,30 +283,63 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
       const seen: unknown[] = [];
       const app = appWith({
         claims: 'jwt',
-        validateClaims: (claims, header) => { seen.push(header?.alg); return claims.sub === 'user-1'; },
+        validateClaims: (claims, header) => {
+          seen.push(header?.alg);
+          return claims.sub === 'user-1';
+        },
       });
-      await request(app).get('/me').set(bearer(sign(accessToken()))).expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken())))
+        .expect(200);
       await expectInvalid(app, sign(accessToken({ sub: 'user-2' })), 'validate');
       expect(seen).toEqual(['HS256', 'HS256']);
     });
 
     it('refuses a token when it throws or rejects, keeping the cause for onError', async () => {
       const cause = new Error('rule broke');
-      await expectInvalid(appWith({ claims: 'jwt', validateClaims: () => { throw cause; } }), sign(accessToken()), 'validate');
+      await expectInvalid(
+        appWith({
+          claims: 'jwt',
+          validateClaims: () => {
+            throw cause;
+          },
+        }),
+        sign(accessToken()),
+        'validate',
+      );
       expect(errors.at(-1)?.cause).toBe(cause);
-      await expectInvalid(appWith({ claims: 'jwt', validateClaims: async () => { throw cause; } }), sign(accessToken()), 'validate');
+      await expectInvalid(
+        appWith({
+          claims: 'jwt',
+          validateClaims: async () => {
+            throw cause;
+          },
+        }),
+        sign(accessToken()),
+        'validate',
+      );
       expect(errors.at(-1)?.cause).toBe(cause);
     });
 
     it('may answer asynchronously', async () => {
       const app = appWith({ claims: 'jwt', validateClaims: async (claims) => claims.sub === 'user-1' });
-      await request(app).get('/me').set(bearer(sign(accessToken()))).expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(accessToken())))
+        .expect(200);
       await expectInvalid(app, sign(accessToken({ sub: 'user-2' })), 'validate');
     });
 
     it('is asked once per token: its verdict is cached with the token', async () => {
       let asked = 0;
-      const app = appWith({ claims: 'jwt', validateClaims: async (claims) => { asked++; return claims.sub === 'user-1'; } });
+      const app = appWith({
+        claims: 'jwt',
+        validateClaims: async (claims) => {
+          asked++;
+          return claims.sub === 'user-1';
+        },
+      });
       const good = sign(accessToken());
       const bad = sign(accessToken({ sub: 'user-2' }));
       for (let i = 0; i < 3; i++) {
@@ -220,19 +355,36 @@ describe.each(EXPRESS_VERSIONS)('auth.claims(req) through %s', (_name, express) 
   const strict = createTokenAuth({ ...base, claims: 'strict' });
   const jwt = createTokenAuth({ ...base, claims: 'jwt' });
   const app = express();
-  app.get('/strict', strict.requireVerifiedUser(), (req, res) => { res.json({ discord: strict.claims(req).providers.discord?.id }); });
-  app.get('/jwt', jwt.requireVerifiedUser(), (req, res) => { res.json({ sub: jwt.claims(req).sub }); });
-  app.get('/mixed', jwt.requireVerifiedUser(), (req, res) => { res.json({ discord: strict.claims(req).providers.discord?.id }); });
-  app.get('/open', (req, res) => { res.json(jwt.claims(req)); });
+  app.get('/strict', strict.requireVerifiedUser(), (req, res) => {
+    res.json({ discord: strict.claims(req).providers.discord?.id });
+  });
+  app.get('/jwt', jwt.requireVerifiedUser(), (req, res) => {
+    res.json({ sub: jwt.claims(req).sub });
+  });
+  app.get('/mixed', jwt.requireVerifiedUser(), (req, res) => {
+    res.json({ discord: strict.claims(req).providers.discord?.id });
+  });
+  app.get('/open', (req, res) => {
+    res.json(jwt.claims(req));
+  });
   app.use(errorHandler());
 
   it('gives the claims this TokenAuth verified, typed by its mode', async () => {
-    await request(app).get('/strict').set(bearer(sign(shapeB(NOW)))).expect(200, { discord: '80351110224678912' });
-    await request(app).get('/jwt').set(bearer(sign(accessToken()))).expect(200, { sub: 'user-1' });
+    await request(app)
+      .get('/strict')
+      .set(bearer(sign(shapeB(NOW))))
+      .expect(200, { discord: '80351110224678912' });
+    await request(app)
+      .get('/jwt')
+      .set(bearer(sign(accessToken())))
+      .expect(200, { sub: 'user-1' });
   });
 
   it("answers 500 for claims another TokenAuth verified, whose mode may not guarantee this one's fields", async () => {
-    const res = await request(app).get('/mixed').set(bearer(sign(accessToken()))).expect(500);
+    const res = await request(app)
+      .get('/mixed')
+      .set(bearer(sign(accessToken())))
+      .expect(500);
     expect(res.body).toEqual(INTERNAL);
   });
 

@@ -7,10 +7,14 @@ import type { VerifiedClaims } from '../../lib';
 
 // The demo requires the package by name (self-reference, resolved to dist/ once built). Here it gets the source,
 // so the test needs no build; the flag proves the demo really loaded it through this mock.
-jest.mock('express-verified-user', () => {
-  (globalThis as { demoUsesSource?: boolean }).demoUsesSource = true;
-  return jest.requireActual('../../lib');
-}, { virtual: true });
+jest.mock(
+  'express-verified-user',
+  () => {
+    (globalThis as { demoUsesSource?: boolean }).demoUsesSource = true;
+    return jest.requireActual('../../lib');
+  },
+  { virtual: true },
+);
 
 import { createDemoApp, startDemo } from '../../demo-app/server';
 import { runCli } from '../../lib/cli';
@@ -35,8 +39,15 @@ type Query = Record<string, string | undefined>;
 /** An authorization request; any parameter can be overridden or removed (undefined). */
 function authorizeUrl(challenge: string, overrides: Query = {}): string {
   const params: Query = {
-    response_type: 'code', client_id: 'demo-app', redirect_uri: CALLBACK, scope: ALL_SCOPES.join(' '), providers: 'google',
-    state: randomBytes(32).toString('base64url'), code_challenge: challenge, code_challenge_method: 'S256', ...overrides,
+    response_type: 'code',
+    client_id: 'demo-app',
+    redirect_uri: CALLBACK,
+    scope: ALL_SCOPES.join(' '),
+    providers: 'google',
+    state: randomBytes(32).toString('base64url'),
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...overrides,
   };
   const defined = Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return `/oauth/authorize?${new URLSearchParams(defined)}`;
@@ -50,7 +61,14 @@ function codeFrom(location: string): string {
 
 /** The token request a callback page makes (RFC 6749 §4.1.3), form-encoded. */
 function tokenRequest(app: Express, code: string, verifier: string, overrides: Query = {}) {
-  const form: Query = { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'demo-app', code_verifier: verifier, ...overrides };
+  const form: Query = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: CALLBACK,
+    client_id: 'demo-app',
+    code_verifier: verifier,
+    ...overrides,
+  };
   const defined = Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return request(app).post('/oauth/token').type('form').send(new URLSearchParams(defined).toString());
 }
@@ -75,11 +93,14 @@ describe('demo app', () => {
     it('serves the link builder at / with its scope and provider choices, for the code flow', async () => {
       const res = await request(app).get('/').expect(200).expect('Content-Type', /html/);
       for (const scope of ALL_SCOPES) expect(res.text).toContain(`name="scope" value="${scope}"`);
-      for (const provider of ['google', 'discord', 'roblox']) expect(res.text).toContain(`name="providers" value="${provider}"`);
+      for (const provider of ['google', 'discord', 'roblox'])
+        expect(res.text).toContain(`name="providers" value="${provider}"`);
       expect(res.text).toContain('id="authorize"');
       expect(res.text).toContain('name="response_type" value="code"');
       expect(res.text).not.toContain('?token=');
-      expect(res.headers['content-security-policy']).toBe("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+      expect(res.headers['content-security-policy']).toBe(
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+      );
       expect(res.headers['referrer-policy']).toBe('no-referrer');
     });
 
@@ -87,14 +108,20 @@ describe('demo app', () => {
       const page = await request(app).get('/callback?code=x&state=y').expect(200).expect('Content-Type', /html/);
       expect(page.text).toContain('src="/callback.js"');
       expect(page.text).toContain('src="/pkce.js"');
-      const script = await request(app).get('/callback.js').expect(200).expect('Content-Type', /javascript/);
+      const script = await request(app)
+        .get('/callback.js')
+        .expect(200)
+        .expect('Content-Type', /javascript/);
       expect(script.text).toContain("'/api/auth/@users/verify?'");
       expect(script.text).toContain("'Content-Type': 'application/json'");
       expect(script.text).toContain("Accept: 'application/json'");
       expect(script.text).toContain("fetch('/oauth/token', {\n      method: 'POST'");
       expect(script.text).toContain("params.get('state') !== pending.state");
       expect(script.text).not.toMatch(/params\.get\('token'\)/);
-      const pkce = await request(app).get('/pkce.js').expect(200).expect('Content-Type', /javascript/);
+      const pkce = await request(app)
+        .get('/pkce.js')
+        .expect(200)
+        .expect('Content-Type', /javascript/);
       expect(pkce.text).toContain("crypto.subtle.digest('SHA-256'");
       expect(pkce.text).toContain('sessionStorage');
       await request(app).get('/builder.js').expect(200);
@@ -116,7 +143,11 @@ describe('demo app', () => {
     it.each([
       ['the implicit flow (response_type=token)', { response_type: 'token' }, 'response_type must be "code"'],
       ['another client_id', { client_id: 'other' }, 'unknown client_id'],
-      ['a redirect to another host', { redirect_uri: 'https://evil.example/' }, 'redirect_uri must be a path on this demo'],
+      [
+        'a redirect to another host',
+        { redirect_uri: 'https://evil.example/' },
+        'redirect_uri must be a path on this demo',
+      ],
       ['a protocol-relative redirect', { redirect_uri: '//evil.example' }, 'redirect_uri must be a path on this demo'],
       ['a backslash redirect', { redirect_uri: '/\\evil.example' }, 'redirect_uri must be a path on this demo'],
       ['no redirect', { redirect_uri: undefined }, 'redirect_uri must be a path on this demo'],
@@ -136,10 +167,19 @@ describe('demo app', () => {
   describe('dev authorization server: POST /oauth/token', () => {
     it('exchanges the code and its verifier for a Bearer token with the chosen scopes and providers', async () => {
       const { verifier, challenge } = pkcePair();
-      const redirect = await request(app).get(authorizeUrl(challenge, { scope: 'identify email profile', providers: 'google roblox' })).expect(302);
-      const res = await tokenRequest(app, codeFrom(redirect.headers.location), verifier).expect(200).expect('Content-Type', /json/);
+      const redirect = await request(app)
+        .get(authorizeUrl(challenge, { scope: 'identify email profile', providers: 'google roblox' }))
+        .expect(302);
+      const res = await tokenRequest(app, codeFrom(redirect.headers.location), verifier)
+        .expect(200)
+        .expect('Content-Type', /json/);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toEqual({ access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), token_type: 'Bearer', expires_in: 3600, scope: 'identify email profile' });
+      expect(res.body).toEqual({
+        access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'identify email profile',
+      });
       const claims = decode(res.body.access_token) as VerifiedClaims;
       expect(claims.scopes).toEqual(['identify', 'email', 'profile']);
       expect(Object.keys(claims.providers)).toEqual(['google', 'roblox']);
@@ -149,10 +189,18 @@ describe('demo app', () => {
       const token = await obtainToken(app, { scope: 'identify email profile', providers: 'google' });
       const claims = await request(app).get('/api/auth/@users/verify?').set(sampleClientHeaders(token)).expect(200);
       expect(claims.body).toEqual(decode(token));
-      const profile = await request(app).get('/api/auth/@users/verify?view=profile').set(sampleClientHeaders(token)).expect(200);
+      const profile = await request(app)
+        .get('/api/auth/@users/verify?view=profile')
+        .set(sampleClientHeaders(token))
+        .expect(200);
       expect(profile.body).toEqual({
         status: 'success',
-        user: { id: '109876543210987654321', name: 'Ada Lovelace', email: 'ada@example.com', picture: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/avatar\.svg$/) },
+        user: {
+          id: '109876543210987654321',
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          picture: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/avatar\.svg$/),
+        },
       });
     });
 
@@ -171,22 +219,37 @@ describe('demo app', () => {
     });
 
     it.each([
-      ['another code_verifier', (v: string) => ({ code_verifier: `${v.slice(1)}A` }), 'code_verifier does not match the code_challenge'],
+      [
+        'another code_verifier',
+        (v: string) => ({ code_verifier: `${v.slice(1)}A` }),
+        'code_verifier does not match the code_challenge',
+      ],
       ['no code_verifier', () => ({ code_verifier: undefined }), 'code_verifier does not match the code_challenge'],
-      ['another redirect_uri', () => ({ redirect_uri: '/elsewhere' }), 'redirect_uri differs from the authorization request'],
+      [
+        'another redirect_uri',
+        () => ({ redirect_uri: '/elsewhere' }),
+        'redirect_uri differs from the authorization request',
+      ],
       ['another client_id', () => ({ client_id: 'other' }), 'the code was issued to another client'],
       ['an unknown code', () => ({ code: 'A'.repeat(43) }), 'the code is unknown, used or expired'],
-    ])('refuses %s with invalid_grant, and the code is spent', async (_case, change: (verifier: string) => Query, description) => {
-      const { verifier, challenge } = pkcePair();
-      const code = codeFrom((await request(app).get(authorizeUrl(challenge)).expect(302)).headers.location);
-      const res = await tokenRequest(app, code, verifier, change(verifier)).expect(400);
-      expect(res.body).toEqual({ error: 'invalid_grant', error_description: description });
-      expect(res.headers['cache-control']).toBe('no-store');
-      if (description !== 'the code is unknown, used or expired') await tokenRequest(app, code, verifier).expect(400);
-    });
+    ])(
+      'refuses %s with invalid_grant, and the code is spent',
+      async (_case, change: (verifier: string) => Query, description) => {
+        const { verifier, challenge } = pkcePair();
+        const code = codeFrom((await request(app).get(authorizeUrl(challenge)).expect(302)).headers.location);
+        const res = await tokenRequest(app, code, verifier, change(verifier)).expect(400);
+        expect(res.body).toEqual({ error: 'invalid_grant', error_description: description });
+        expect(res.headers['cache-control']).toBe('no-store');
+        if (description !== 'the code is unknown, used or expired') await tokenRequest(app, code, verifier).expect(400);
+      },
+    );
 
     it('refuses another grant_type, and a JSON body, with unsupported_grant_type', async () => {
-      const res = await request(app).post('/oauth/token').type('form').send('grant_type=password&username=a&password=b').expect(400);
+      const res = await request(app)
+        .post('/oauth/token')
+        .type('form')
+        .send('grant_type=password&username=a&password=b')
+        .expect(400);
       expect(res.body.error).toBe('unsupported_grant_type');
       const json = await request(app).post('/oauth/token').send({ grant_type: 'authorization_code' }).expect(400);
       expect(json.body.error).toBe('unsupported_grant_type');
@@ -240,19 +303,24 @@ describe('startDemo', () => {
       expect(demo.url).toBe(`http://127.0.0.1:${demo.port}/`);
       expect(printed).toContain(demo.url);
       expect(printed).toContain(`export TOKEN='${demo.token}'`);
-      expect(printed).toContain(`curl -s '${demo.url}api/auth/@users/verify?' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'Accept: application/json'`);
+      expect(printed).toContain(
+        `curl -s '${demo.url}api/auth/@users/verify?' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'Accept: application/json'`,
+      );
       const claims = decode(demo.token) as VerifiedClaims;
       expect(claims.scopes).toEqual(ALL_SCOPES);
       expect(Object.keys(claims.providers).sort()).toEqual(['discord', 'google', 'roblox']);
 
-      const res = await request(demo.url.slice(0, -1)).get('/api/auth/@users/verify?').set(sampleClientHeaders(demo.token)).expect(200);
+      const res = await request(demo.url.slice(0, -1))
+        .get('/api/auth/@users/verify?')
+        .set(sampleClientHeaders(demo.token))
+        .expect(200);
       expect(res.body).toEqual(claims);
     } finally {
       await demo.close();
     }
   });
 
-  it('prints an express-verified-user token line, with this run\'s key file, whose token the demo accepts; the file goes at close', async () => {
+  it("prints an express-verified-user token line, with this run's key file, whose token the demo accepts; the file goes at close", async () => {
     const lines: string[] = [];
     const demo = await startDemo({ port: 0, host: '127.0.0.1', log: (text) => lines.push(text) });
     let keyFile = '';
@@ -265,7 +333,10 @@ describe('startDemo', () => {
       expect(statSync(keyFile).mode & 0o077).toBe(0);
       const minted = runCli(args, {});
       expect(minted.code).toBe(0);
-      const res = await request(demo.url.slice(0, -1)).get('/api/me').set('Authorization', `Bearer ${minted.stdout?.trim()}`).expect(200);
+      const res = await request(demo.url.slice(0, -1))
+        .get('/api/me')
+        .set('Authorization', `Bearer ${minted.stdout?.trim()}`)
+        .expect(200);
       expect(res.body).toMatchObject({ status: 'success', scopes: ['identify', 'email'] });
     } finally {
       await demo.close();
@@ -273,12 +344,15 @@ describe('startDemo', () => {
     expect(existsSync(keyFile)).toBe(false);
   });
 
-  it('makes a fresh signing key each start: one run\'s token is invalid in another', async () => {
+  it("makes a fresh signing key each start: one run's token is invalid in another", async () => {
     const quiet = () => undefined;
     const first = await startDemo({ port: 0, host: '127.0.0.1', log: quiet });
     const second = await startDemo({ port: 0, host: '127.0.0.1', log: quiet });
     try {
-      const res = await request(second.url.slice(0, -1)).get('/api/auth/@users/verify?').set(sampleClientHeaders(first.token)).expect(401);
+      const res = await request(second.url.slice(0, -1))
+        .get('/api/auth/@users/verify?')
+        .set(sampleClientHeaders(first.token))
+        .expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
     } finally {
       await Promise.all([first.close(), second.close()]);

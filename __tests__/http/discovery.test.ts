@@ -6,7 +6,11 @@ import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
-import { startAuthorizationServer, type AuthorizationServer, type ProviderAlgorithm } from '../fixtures/authorization-server';
+import {
+  startAuthorizationServer,
+  type AuthorizationServer,
+  type ProviderAlgorithm,
+} from '../fixtures/authorization-server';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { sign } from '../fixtures/issuer';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
@@ -67,10 +71,13 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
     const server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
-    cleanup.push(() => auth.close(), () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    });
+    cleanup.push(
+      () => auth.close(),
+      () => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(resolve));
+      },
+    );
     return { server, auth };
   }
 
@@ -80,21 +87,27 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
     return server;
   }
 
-  async function ownProvider(alg: ProviderAlgorithm = 'RS256', extra: { issuer?: string; kid?: string } = {}): Promise<AuthorizationServer> {
+  async function ownProvider(
+    alg: ProviderAlgorithm = 'RS256',
+    extra: { issuer?: string; kid?: string } = {},
+  ): Promise<AuthorizationServer> {
     const made = await startAuthorizationServer({ alg, resource: RESOURCE, ...extra });
     cleanup.push(() => made.close());
     return made;
   }
 
   describe('OpenID Connect discovery', () => {
-    it.each(ALGORITHMS)('accepts a client_credentials access token signed %s and hands over its claims', async (alg) => {
-      const as = provider(alg);
-      const { server } = await serve(discovery(as.issuer));
-      const token = await as.token();
-      const res = await request(server).get('/me').set(bearer(token));
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ iss: as.issuer, aud: RESOURCE, client_id: as.clientId, scope: 'read' });
-    });
+    it.each(ALGORITHMS)(
+      'accepts a client_credentials access token signed %s and hands over its claims',
+      async (alg) => {
+        const as = provider(alg);
+        const { server } = await serve(discovery(as.issuer));
+        const token = await as.token();
+        const res = await request(server).get('/me').set(bearer(token));
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ iss: as.issuer, aud: RESOURCE, client_id: as.clientId, scope: 'read' });
+      },
+    );
 
     it('needs nothing but issuerBaseURL and audience: the README example, with the default claims mode', async () => {
       const as = provider('RS256');
@@ -104,16 +117,24 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       app.get('/me', auth.requireVerifiedUser(['read']), (req, res) => {
         res.json(auth.claims(req));
       });
-      const res = await request(app).get('/me').set(bearer(await as.token()));
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(await as.token()));
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ iss: as.issuer, client_id: as.clientId });
-      expectInvalid(await request(app).get('/me').set(bearer(sign({ iss: as.issuer, aud: RESOURCE, exp: Math.floor(clock()) + 60 }))));
+      expectInvalid(
+        await request(app)
+          .get('/me')
+          .set(bearer(sign({ iss: as.issuer, aud: RESOURCE, exp: Math.floor(clock()) + 60 }))),
+      );
     });
 
-    it.each(ALGORITHMS)('verifies its %s tokens as RFC 9068 access tokens under claims: \'at+jwt\'', async (alg) => {
+    it.each(ALGORITHMS)("verifies its %s tokens as RFC 9068 access tokens under claims: 'at+jwt'", async (alg) => {
       const as = provider(alg);
       const { server } = await serve(discovery(as.issuer, { claims: 'at+jwt' }));
-      const res = await request(server).get('/me').set(bearer(await as.token()));
+      const res = await request(server)
+        .get('/me')
+        .set(bearer(await as.token()));
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ iss: as.issuer, aud: RESOURCE, client_id: as.clientId, scope: 'read' });
       expect(typeof res.body.sub).toBe('string');
@@ -123,10 +144,16 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
     it('accepts the base URL with a trailing slash that the issuer lacks (RFC 8414 §3.3)', async () => {
       const as = provider('ES256');
       const { server } = await serve(discovery(`${as.issuer}/`));
-      expect((await request(server).get('/me').set(bearer(await as.token()))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await as.token()))
+        ).status,
+      ).toBe(200);
     });
 
-    it('answers 403 insufficient_scope for a valid token without the route\'s scope', async () => {
+    it("answers 403 insufficient_scope for a valid token without the route's scope", async () => {
       const as = provider('RS256');
       const auth = createTokenAuth(discovery(as.issuer));
       cleanup.push(() => auth.close());
@@ -134,7 +161,9 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       app.get('/admin', auth.requireVerifiedUser(['admin']), (_req, res) => {
         res.json({});
       });
-      const res = await request(app).get('/admin').set(bearer(await as.token()));
+      const res = await request(app)
+        .get('/admin')
+        .set(bearer(await as.token()));
       expect(res.status).toBe(403);
       expect(res.headers['www-authenticate']).toMatch(/error="insufficient_scope"/);
     });
@@ -145,12 +174,20 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
     const KID = 'tenant-key';
 
     /** An authorization server at `/tenant` that publishes RFC 8414 metadata only. */
-    async function oauthOnly(issuerOf: (origin: string) => string = (origin) => `${origin}/tenant`): Promise<LoopbackServer> {
+    async function oauthOnly(
+      issuerOf: (origin: string) => string = (origin) => `${origin}/tenant`,
+    ): Promise<LoopbackServer> {
       const server: LoopbackServer = await loopback((req, res) => {
         if (req.url === '/.well-known/oauth-authorization-server/tenant') {
-          json(res, 200, { issuer: issuerOf(server.origin), jwks_uri: `${server.origin}/tenant/keys`, token_endpoint: `${server.origin}/tenant/token` });
+          json(res, 200, {
+            issuer: issuerOf(server.origin),
+            jwks_uri: `${server.origin}/tenant/keys`,
+            token_endpoint: `${server.origin}/tenant/token`,
+          });
         } else if (req.url === '/tenant/keys') {
-          json(res, 200, { keys: [{ ...key.publicKey.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' }] });
+          json(res, 200, {
+            keys: [{ ...key.publicKey.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' }],
+          });
         } else {
           json(res, 404, { error: 'not_found' });
         }
@@ -160,14 +197,19 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
 
     const tokenOf = (iss: string, kid = KID, signingKey: KeyObject = key.privateKey) => {
       const now = Math.floor(clock());
-      return sign({ iss, aud: RESOURCE, sub: 'client', iat: now, exp: now + 300, scope: 'read' }, signingKey, 'ES256', { kid, typ: 'at+jwt' });
+      return sign({ iss, aud: RESOURCE, sub: 'client', iat: now, exp: now + 300, scope: 'read' }, signingKey, 'ES256', {
+        kid,
+        typ: 'at+jwt',
+      });
     };
 
     it('reads /.well-known/oauth-authorization-server inserted before the path when the OIDC document is 404', async () => {
       const as = await oauthOnly();
       const base = `${as.origin}/tenant`;
       const { server } = await serve(discovery(base));
-      const res = await request(server).get('/me').set(bearer(tokenOf(base)));
+      const res = await request(server)
+        .get('/me')
+        .set(bearer(tokenOf(base)));
       expect(res.status).toBe(200);
       expect(as.seen.map((r) => r.url)).toEqual([
         '/tenant/.well-known/openid-configuration',
@@ -180,7 +222,13 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       const as = await oauthOnly();
       const base = `${as.origin}/tenant`;
       const { server } = await serve(discovery(base));
-      const answers = await Promise.all(Array.from({ length: 8 }, () => request(server).get('/me').set(bearer(tokenOf(base)))));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          request(server)
+            .get('/me')
+            .set(bearer(tokenOf(base))),
+        ),
+      );
       expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
       expect(as.requests).toBe(3);
     });
@@ -189,10 +237,20 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       const as = await oauthOnly();
       const base = `${as.origin}/tenant`;
       const { server } = await serve(discovery(base));
-      expect((await request(server).get('/me').set(bearer(tokenOf(base)))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(tokenOf(base)))
+        ).status,
+      ).toBe(200);
       as.reset();
       skew += 31;
-      expectInvalid(await request(server).get('/me').set(bearer(tokenOf(base, 'unknown-kid'))));
+      expectInvalid(
+        await request(server)
+          .get('/me')
+          .set(bearer(tokenOf(base, 'unknown-kid'))),
+      );
       expect(as.seen.map((r) => r.url)).toEqual([
         '/tenant/.well-known/openid-configuration',
         '/.well-known/oauth-authorization-server/tenant',
@@ -205,10 +263,20 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       const as = await oauthOnly((origin) => claimed(origin));
       const base = `${as.origin}/tenant`;
       const { server } = await serve(discovery(base));
-      expectUnavailable(await request(server).get('/me').set(bearer(tokenOf(base))));
+      expectUnavailable(
+        await request(server)
+          .get('/me')
+          .set(bearer(tokenOf(base))),
+      );
       claimed = (origin) => `${origin}/tenant`;
       skew += 31; // past the cooldown
-      expect((await request(server).get('/me').set(bearer(tokenOf(base)))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(tokenOf(base)))
+        ).status,
+      ).toBe(200);
     });
 
     it.each([
@@ -219,15 +287,29 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       const as = await oauthOnly(issuerOf);
       const { server } = await serve(discovery(`${as.origin}/tenant`));
       // The token names the configured base URL (it passes the pre-match); the metadata decides.
-      expectUnavailable(await request(server).get('/me').set(bearer(tokenOf(`${as.origin}/tenant`))));
+      expectUnavailable(
+        await request(server)
+          .get('/me')
+          .set(bearer(tokenOf(`${as.origin}/tenant`))),
+      );
       expect(as.seen.map((r) => r.url)).not.toContain('/tenant/keys');
     });
 
-    it('requires a token\'s iss to equal the discovered issuer exactly, even where the base URL differs by a slash', async () => {
+    it("requires a token's iss to equal the discovered issuer exactly, even where the base URL differs by a slash", async () => {
       const as = await oauthOnly((origin) => `${origin}/tenant/`);
       const { server } = await serve(discovery(`${as.origin}/tenant`));
-      expect((await request(server).get('/me').set(bearer(tokenOf(`${as.origin}/tenant/`)))).status).toBe(200);
-      expectInvalid(await request(server).get('/me').set(bearer(tokenOf(`${as.origin}/tenant`))));
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(tokenOf(`${as.origin}/tenant/`)))
+        ).status,
+      ).toBe(200);
+      expectInvalid(
+        await request(server)
+          .get('/me')
+          .set(bearer(tokenOf(`${as.origin}/tenant`))),
+      );
     });
   });
 
@@ -253,7 +335,13 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       expect((await request(server).get('/me').set(bearer(old))).status).toBe(200);
       await as.rotate({ withdrawPrevious: false });
       skew += 31;
-      expect((await request(server).get('/me').set(bearer(await as.token()))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await as.token()))
+        ).status,
+      ).toBe(200);
       expect((await request(server).get('/me').set(bearer(old))).status).toBe(200);
     });
   });
@@ -262,7 +350,13 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
     it('keeps verifying with the keys it holds, and answers 503 for an unknown kid', async () => {
       const as = await ownProvider('RS256');
       const { server } = await serve(discovery(as.issuer));
-      expect((await request(server).get('/me').set(bearer(await as.token()))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await as.token()))
+        ).status,
+      ).toBe(200);
       const unseen = await as.token();
       await as.stop();
       expect((await request(server).get('/me').set(bearer(unseen))).status).toBe(200);
@@ -270,7 +364,12 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       skew += 31;
       const stranger = generateKeyPairSync('ed25519');
       const now = Math.floor(clock());
-      const unknownKid = sign({ iss: as.issuer, aud: RESOURCE, iat: now, exp: now + 60, scope: 'read' }, stranger.privateKey, 'EdDSA', { kid: randomUUID() });
+      const unknownKid = sign(
+        { iss: as.issuer, aud: RESOURCE, iat: now, exp: now + 60, scope: 'read' },
+        stranger.privateKey,
+        'EdDSA',
+        { kid: randomUUID() },
+      );
       expectUnavailable(await request(server).get('/me').set(bearer(unknownKid)));
     });
 
@@ -292,7 +391,13 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
       const genuine = provider('RS256');
       const impostor = await ownProvider('RS256', { issuer: genuine.issuer, kid: genuine.kid });
       const { server } = await serve(discovery(genuine.issuer));
-      expect((await request(server).get('/me').set(bearer(await genuine.token()))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await genuine.token()))
+        ).status,
+      ).toBe(200);
       const forged = await impostor.token();
       const payload = JSON.parse(Buffer.from(forged.split('.')[1], 'base64url').toString()) as { iss: string };
       expect(payload.iss).toBe(genuine.issuer);
@@ -301,23 +406,45 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
   });
 
   describe('several issuers', () => {
-    it('verifies each server\'s tokens with its own keys and refuses any other issuer', async () => {
+    it("verifies each server's tokens with its own keys and refuses any other issuer", async () => {
       const rs = provider('RS256');
       const ed = provider('EdDSA');
       const outsider = provider('ES256');
       const { server } = await serve(discovery([rs.issuer, ed.issuer]));
-      expect((await request(server).get('/me').set(bearer(await rs.token()))).body).toMatchObject({ iss: rs.issuer });
-      expect((await request(server).get('/me').set(bearer(await ed.token()))).body).toMatchObject({ iss: ed.issuer });
-      expectInvalid(await request(server).get('/me').set(bearer(await outsider.token())));
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await rs.token()))
+        ).body,
+      ).toMatchObject({ iss: rs.issuer });
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await ed.token()))
+        ).body,
+      ).toMatchObject({ iss: ed.issuer });
+      expectInvalid(
+        await request(server)
+          .get('/me')
+          .set(bearer(await outsider.token())),
+      );
     });
 
-    it('never lets one server\'s key verify another\'s token, even with the same kid', async () => {
+    it("never lets one server's key verify another's token, even with the same kid", async () => {
       const first = await ownProvider('ES256', { kid: 'shared-kid' });
       const second = await ownProvider('ES256', { kid: 'shared-kid' });
       const { server } = await serve(discovery([first.issuer, second.issuer]));
       const fromFirst = await first.token();
       expect((await request(server).get('/me').set(bearer(fromFirst))).status).toBe(200);
-      expect((await request(server).get('/me').set(bearer(await second.token()))).status).toBe(200);
+      expect(
+        (
+          await request(server)
+            .get('/me')
+            .set(bearer(await second.token()))
+        ).status,
+      ).toBe(200);
       // The first server's token, its iss rewritten to the second: the second's key (same kid) must not verify it.
       const [header, payload, signature] = fromFirst.split('.');
       const claims = { ...JSON.parse(Buffer.from(payload, 'base64url').toString()), iss: second.issuer };

@@ -35,7 +35,12 @@ describe.each(EXPRESS_VERSIONS)('claims on req.auth cannot change later verdicts
     });
     // A careless (or compromised) route that edits the claims it was handed.
     server.get('/edit', auth.requireVerifiedUser(), (req, res) => {
-      const claims = req.auth as unknown as { scopes: string[]; jti?: string; providers: Record<string, unknown>; [k: string]: unknown };
+      const claims = req.auth as unknown as {
+        scopes: string[];
+        jti?: string;
+        providers: Record<string, unknown>;
+        [k: string]: unknown;
+      };
       res.json({
         push: attempt(() => claims.scopes.push('admin')),
         remove: attempt(() => delete claims.jti),
@@ -56,7 +61,13 @@ describe.each(EXPRESS_VERSIONS)('claims on req.auth cannot change later verdicts
     await request(server).get('/me').set(bearer(token)).expect(200); // second sighting: the claims are cached now
     const edit = await request(server).get('/edit').set(bearer(token)).expect(200);
     await request(server).get('/admin').set(bearer(token)).expect(403);
-    expect(edit.body).toEqual({ push: 'TypeError', remove: 'TypeError', nested: 'TypeError', add: 'TypeError', frozen: true });
+    expect(edit.body).toEqual({
+      push: 'TypeError',
+      remove: 'TypeError',
+      nested: 'TypeError',
+      add: 'TypeError',
+      frozen: true,
+    });
     const me = await request(server).get('/me').set(bearer(token)).expect(200);
     expect(me.body).toEqual({ jti: claims.jti });
     expect(auth.stats().hits).toBeGreaterThanOrEqual(3); // every request after the second was a cache hit
@@ -73,18 +84,30 @@ describe.each(EXPRESS_VERSIONS)('claims on req.auth cannot change later verdicts
     await request(server).get('/me').set(bearer(token)).expect(401);
   });
 
-  it('freezes the claims when they become shared: a first sighting\'s claims are that request\'s own, and its changes reach no other request', async () => {
+  it("freezes the claims when they become shared: a first sighting's claims are that request's own, and its changes reach no other request", async () => {
     const { auth, server } = app(new Set());
     const token = sign(shapeB(NOW, { scopes: ['identify'] }));
     // First sighting: verified for this request alone and not cached (the admission rule), so not frozen: the
     // cold path pays nothing for it, and nothing else will ever read this object.
     const first = await request(server).get('/edit').set(bearer(token)).expect(200);
-    expect(first.body).toEqual({ push: 'changed', remove: 'changed', nested: 'changed', add: 'changed', frozen: false });
+    expect(first.body).toEqual({
+      push: 'changed',
+      remove: 'changed',
+      nested: 'changed',
+      add: 'changed',
+      frozen: false,
+    });
     expect(auth.stats().size).toBe(0);
     // The second sighting is verified again from the token and cached: what /edit did above is not there.
     await request(server).get('/admin').set(bearer(token)).expect(403);
     const later = await request(server).get('/edit').set(bearer(token)).expect(200);
-    expect(later.body).toEqual({ push: 'TypeError', remove: 'TypeError', nested: 'TypeError', add: 'TypeError', frozen: true });
+    expect(later.body).toEqual({
+      push: 'TypeError',
+      remove: 'TypeError',
+      nested: 'TypeError',
+      add: 'TypeError',
+      frozen: true,
+    });
     await request(server).get('/admin').set(bearer(token)).expect(403);
   });
 });

@@ -73,23 +73,35 @@ describe.each(EXPRESS_VERSIONS)('an opaque token through %s', (_name, express) =
 
   it('answers 200 with the introspected claims (all but active)', async () => {
     const token = await as.token({ scope: 'read' });
-    const response = await request(app(introspecting(as))).get('/read').set(bearer(token));
+    const response = await request(app(introspecting(as)))
+      .get('/read')
+      .set(bearer(token));
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ iss: as.issuer, aud: as.resource, client_id: as.clientId, scope: 'read', token_type: 'Bearer' });
+    expect(response.body).toMatchObject({
+      iss: as.issuer,
+      aud: as.resource,
+      client_id: as.clientId,
+      scope: 'read',
+      token_type: 'Bearer',
+    });
     expect(response.body).not.toHaveProperty('active');
     expect(typeof response.body.exp).toBe('number');
   });
 
-  it('answers 403 insufficient_scope when the introspected scope lacks the route\'s', async () => {
+  it("answers 403 insufficient_scope when the introspected scope lacks the route's", async () => {
     const token = await as.token({ scope: 'read' });
-    const response = await request(app(introspecting(as))).get('/write').set(bearer(token));
+    const response = await request(app(introspecting(as)))
+      .get('/write')
+      .set(bearer(token));
     expect(response.status).toBe(403);
     expect(response.headers['www-authenticate']).toContain('error="insufficient_scope"');
     expect(response.headers['www-authenticate']).toContain('scope="write"');
   });
 
   it('answers 401 invalid_token for a token the provider does not know', async () => {
-    const response = await request(app(introspecting(as))).get('/read').set(bearer('made~up+opaque/token'));
+    const response = await request(app(introspecting(as)))
+      .get('/read')
+      .set(bearer('made~up+opaque/token'));
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
     expect(errors.map((e) => e.reason)).toEqual(['introspection-inactive']);
@@ -151,16 +163,20 @@ describe('calls to the authorization server', () => {
     const auth = introspecting(as, { audience: [as.resource, as.jwtResource] });
     const jwt = await as.token({ resource: as.jwtResource });
     expect(jwt.split('.')).toHaveLength(3);
-    expect(await callsDuring(as, () => expect(auth.verify(jwt)).resolves.toMatchObject({ aud: as.jwtResource }))).toBe(0);
+    expect(await callsDuring(as, () => expect(auth.verify(jwt)).resolves.toMatchObject({ aud: as.jwtResource }))).toBe(
+      0,
+    );
   });
 
   it("introspects a JWT of the issuer too with introspect: 'always'", async () => {
     const auth = introspecting(as, { audience: [as.resource, as.jwtResource], introspect: 'always' });
     const jwt = await as.token({ resource: as.jwtResource });
     let refused: TokenAuthError | undefined;
-    expect(await callsDuring(as, async () => {
-      refused = await rejection(auth.verify(jwt));
-    })).toBe(1);
+    expect(
+      await callsDuring(as, async () => {
+        refused = await rejection(auth.verify(jwt));
+      }),
+    ).toBe(1);
     // oidc-provider introspects no JWT (unsupported_token_type): an answer about the token, so 401.
     expect(refused?.code).toBe('invalid_token');
     expect(refused?.reason).toBe('introspection-unsupported-token-type');
@@ -182,24 +198,41 @@ describe('calls to the authorization server', () => {
     } finally {
       diagnostics.unsubscribe('express-verified-user:fetch:introspection', listen);
     }
-    expect(events).toEqual([expect.objectContaining({ kind: 'introspection', url: `${as.issuer}/token/introspection`, status: 200, outcome: 'ok' })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        kind: 'introspection',
+        url: `${as.issuer}/token/introspection`,
+        status: 200,
+        outcome: 'ok',
+      }),
+    ]);
   });
 });
 
 describe('client authentication', () => {
   it('authenticates with client_secret_post', async () => {
-    const auth = introspecting(as, { introspection: { clientId: 'rs-post', clientSecret: as.resourceServerSecret, authMethod: 'client_secret_post' } });
+    const auth = introspecting(as, {
+      introspection: { clientId: 'rs-post', clientSecret: as.resourceServerSecret, authMethod: 'client_secret_post' },
+    });
     await expect(auth.verify(await as.token())).resolves.toMatchObject({ scope: 'read' });
   });
 
   it('authenticates with private_key_jwt, a fresh assertion per call (the provider refuses a replayed jti)', async () => {
-    const auth = introspecting(as, { introspection: { clientId: 'rs-jwt', privateKey: rsKey.privateKey.export({ format: 'jwk' }) as never } });
+    const auth = introspecting(as, {
+      introspection: { clientId: 'rs-jwt', privateKey: rsKey.privateKey.export({ format: 'jwk' }) as never },
+    });
     for (let i = 0; i < 3; i++) await expect(auth.verify(await as.token())).resolves.toMatchObject({ scope: 'read' });
   });
 
   it.each([
     ['a wrong secret', { clientId: 'rs-basic', clientSecret: 'not-the-secret' }],
-    ['a wrong private key', { clientId: 'rs-jwt', privateKey: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey as KeyObject }],
+    [
+      'a wrong private key',
+      {
+        clientId: 'rs-jwt',
+        privateKey: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey as KeyObject,
+      },
+    ],
   ])('answers 503 (reason introspection-client-auth) for %s, never 401', async (_case, introspection) => {
     const auth = introspecting(as, { introspection });
     const refused = await rejection(auth.verify(await as.token()));
@@ -222,10 +255,16 @@ describe('RFC 9701 signed answers', () => {
     req.on('end', () => {
       accepts.push(String(req.headers.accept));
       const headers: Record<string, string> = {};
-      for (const name of ['authorization', 'content-type', 'accept']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
+      for (const name of ['authorization', 'content-type', 'accept'])
+        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
       void fetch(`${as.issuer}/token/introspection`, { method: 'POST', headers, body: Buffer.concat(chunks) })
-        .then(async (answer) => alter({ status: answer.status, type: answer.headers.get('content-type') ?? '', body: await answer.text() }))
-        .then((out) => res.writeHead(out.status, { 'Content-Type': out.type }).end(out.body), () => res.writeHead(502).end());
+        .then(async (answer) =>
+          alter({ status: answer.status, type: answer.headers.get('content-type') ?? '', body: await answer.text() }),
+        )
+        .then(
+          (out) => res.writeHead(out.status, { 'Content-Type': out.type }).end(out.body),
+          () => res.writeHead(502).end(),
+        );
     });
   }
 
@@ -242,8 +281,16 @@ describe('RFC 9701 signed answers', () => {
     accepts.length = 0;
   });
 
-  const through = () => introspecting(as, { introspection: { clientId: 'rs-basic', clientSecret: as.resourceServerSecret, endpoint: `${proxy.origin}/token/introspection` } });
-  const part = (text: string, i: number) => JSON.parse(Buffer.from(text.split('.')[i], 'base64url').toString()) as Record<string, unknown>;
+  const through = () =>
+    introspecting(as, {
+      introspection: {
+        clientId: 'rs-basic',
+        clientSecret: as.resourceServerSecret,
+        endpoint: `${proxy.origin}/token/introspection`,
+      },
+    });
+  const part = (text: string, i: number) =>
+    JSON.parse(Buffer.from(text.split('.')[i], 'base64url').toString()) as Record<string, unknown>;
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
   it('asks for a signed answer when discovery offers one, and believes it once checked', async () => {
@@ -258,14 +305,30 @@ describe('RFC 9701 signed answers', () => {
   });
 
   it.each([
-    ['a payload altered under its signature', 'introspection-jwt-signature', (body: string) => {
-      const [header, , signature] = body.split('.');
-      const claims = part(body, 1);
-      const altered = { ...claims, token_introspection: { ...(claims.token_introspection as object), scope: 'read write' } };
-      return `${header}.${encode(altered)}.${signature}`;
-    }],
-    ['an unsigned (alg none) answer', 'introspection-jwt-malformed', (body: string) => `${encode({ alg: 'none', typ: 'token-introspection+jwt' })}.${body.split('.')[1]}.`],
-    ['an answer for another client', 'introspection-jwt-aud', (body: string) => `${body.split('.')[0]}.${encode({ ...part(body, 1), aud: 'someone-else' })}.${body.split('.')[2]}`],
+    [
+      'a payload altered under its signature',
+      'introspection-jwt-signature',
+      (body: string) => {
+        const [header, , signature] = body.split('.');
+        const claims = part(body, 1);
+        const altered = {
+          ...claims,
+          token_introspection: { ...(claims.token_introspection as object), scope: 'read write' },
+        };
+        return `${header}.${encode(altered)}.${signature}`;
+      },
+    ],
+    [
+      'an unsigned (alg none) answer',
+      'introspection-jwt-malformed',
+      (body: string) => `${encode({ alg: 'none', typ: 'token-introspection+jwt' })}.${body.split('.')[1]}.`,
+    ],
+    [
+      'an answer for another client',
+      'introspection-jwt-aud',
+      (body: string) =>
+        `${body.split('.')[0]}.${encode({ ...part(body, 1), aud: 'someone-else' })}.${body.split('.')[2]}`,
+    ],
   ])('never accepts %s: 503, and nothing is cached', async (_case, reason, tamper) => {
     alter = (answer) => ({ ...answer, body: tamper(answer.body) });
     const auth = through();
@@ -281,7 +344,11 @@ describe('RFC 9701 signed answers', () => {
   });
 
   it('refuses a plain JSON answer when a signed one was asked for (a downgrade on the path)', async () => {
-    alter = (answer) => ({ status: 200, type: 'application/json', body: JSON.stringify(part(answer.body, 1).token_introspection) });
+    alter = (answer) => ({
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify(part(answer.body, 1).token_introspection),
+    });
     const refused = await rejection(through().verify(await as.token()));
     expect(refused.code).toBe('verification_unavailable');
     expect(refused.reason).toBe('introspection-unsigned');
@@ -304,7 +371,10 @@ describe('an authorization server without signed answers or without the endpoint
   });
 
   it('reads plain JSON answers when discovery offers no signed ones', async () => {
-    await expect(introspecting(plain).verify(await plain.token())).resolves.toMatchObject({ iss: plain.issuer, scope: 'read' });
+    await expect(introspecting(plain).verify(await plain.token())).resolves.toMatchObject({
+      iss: plain.issuer,
+      scope: 'read',
+    });
   });
 
   it('holds an introspected cnf to its binding: a certificate-bound token without the certificate is refused', async () => {
@@ -315,15 +385,28 @@ describe('an authorization server without signed answers or without the endpoint
       req.on('end', () => {
         void fetch(`${plain.issuer}/token/introspection`, {
           method: 'POST',
-          headers: { authorization: String(req.headers.authorization), 'content-type': String(req.headers['content-type']) },
+          headers: {
+            authorization: String(req.headers.authorization),
+            'content-type': String(req.headers['content-type']),
+          },
           body: Buffer.concat(chunks),
         })
           .then((answer) => answer.json() as Promise<Record<string, unknown>>)
-          .then((body) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...body, cnf: { 'x5t#S256': 'bm90LXRoaXMtY2xpZW50cy1jZXJ0aWZpY2F0ZQ' } })));
+          .then((body) =>
+            res
+              .writeHead(200, { 'Content-Type': 'application/json' })
+              .end(JSON.stringify({ ...body, cnf: { 'x5t#S256': 'bm90LXRoaXMtY2xpZW50cy1jZXJ0aWZpY2F0ZQ' } })),
+          );
       });
     });
     try {
-      const auth = introspecting(plain, { introspection: { clientId: 'rs-basic', clientSecret: plain.resourceServerSecret, endpoint: `${binding.origin}/token/introspection` } });
+      const auth = introspecting(plain, {
+        introspection: {
+          clientId: 'rs-basic',
+          clientSecret: plain.resourceServerSecret,
+          endpoint: `${binding.origin}/token/introspection`,
+        },
+      });
       const app = EXPRESS_VERSIONS[0][1]();
       app.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
       const token = await plain.token();

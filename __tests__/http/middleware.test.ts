@@ -11,7 +11,10 @@ const CHALLENGE_EXPIRED = 'Bearer realm="api", error="invalid_token", error_desc
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
 
 describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, express) => {
-  function appWith(options: Partial<TokenAuthOptions> = {}, scopes?: Parameters<ReturnType<typeof createTokenAuth>['requireVerifiedUser']>[0]): Express {
+  function appWith(
+    options: Partial<TokenAuthOptions> = {},
+    scopes?: Parameters<ReturnType<typeof createTokenAuth>['requireVerifiedUser']>[0],
+  ): Express {
     const auth = createTokenAuth({ ...base, ...options });
     const app = express();
     app.get('/me', auth.requireVerifiedUser(scopes), (req, res) => {
@@ -24,24 +27,39 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('success', () => {
     it('puts the claims on req.auth exactly as signed', async () => {
       const claims = shapeB(NOW, { extra: { nested: true } });
-      const res = await request(appWith()).get('/me').set(bearer(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
 
     it('accepts an array aud when one element matches', async () => {
       const claims = shapeB(NOW, { aud: ['other', AUDIENCE] });
-      await request(appWith()).get('/me').set(bearer(sign(claims))).expect(200);
+      await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
     });
 
     it('accepts any of several configured issuers', async () => {
       const claims = shapeB(NOW, { iss: 'second.example.com' });
-      await request(appWith({ issuer: [ISSUER, 'second.example.com'] })).get('/me').set(bearer(sign(claims))).expect(200);
+      await request(appWith({ issuer: [ISSUER, 'second.example.com'] }))
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
     });
 
     it('skips the issuer and audience checks only when set to false', async () => {
       const claims = shapeB(NOW, { iss: 'anyone', aud: 'anything' });
-      await request(appWith({ issuer: false, audience: false })).get('/me').set(bearer(sign(claims))).expect(200);
-      await request(appWith({ audience: false })).get('/me').set(bearer(sign(claims))).expect(401);
+      await request(appWith({ issuer: false, audience: false }))
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
+      await request(appWith({ audience: false }))
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(401);
     });
 
     it('accepts a lower-case scheme and surrounding spaces', async () => {
@@ -53,7 +71,10 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       const claims = shapeB(NOW, {
         providers: { discord: { id: '1', username: 'x', avatar: null }, github: { id: '7', login: 'octo' } },
       });
-      await request(appWith()).get('/me').set(bearer(sign(claims))).expect(200);
+      await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
     });
   });
 
@@ -74,7 +95,9 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('uses the configured realm', async () => {
-      const res = await request(appWith({ realm: 'orders' })).get('/me').expect(401);
+      const res = await request(appWith({ realm: 'orders' }))
+        .get('/me')
+        .expect(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="orders"');
     });
   });
@@ -111,8 +134,14 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('counts maxTokenLength before decoding, and accepts a token at the limit', async () => {
       const token = valid();
-      await request(appWith({ maxTokenLength: token.length })).get('/me').set(bearer(token)).expect(200);
-      await request(appWith({ maxTokenLength: token.length - 1 })).get('/me').set(bearer(token)).expect(401);
+      await request(appWith({ maxTokenLength: token.length }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(200);
+      await request(appWith({ maxTokenLength: token.length - 1 }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(401);
     });
 
     it('never answers with the token or a library message', async () => {
@@ -135,19 +164,32 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('refuses an algorithm outside the accepted list (HS384 when HS256 is inferred)', async () => {
-      await request(appWith()).get('/me').set(bearer(sign(claims, SECRET, 'HS384'))).expect(401);
-      await request(appWith({ algorithms: ['HS384'] })).get('/me').set(bearer(sign(claims, SECRET, 'HS384'))).expect(200);
+      await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims, SECRET, 'HS384')))
+        .expect(401);
+      await request(appWith({ algorithms: ['HS384'] }))
+        .get('/me')
+        .set(bearer(sign(claims, SECRET, 'HS384')))
+        .expect(200);
     });
 
     it('refuses a crit header', async () => {
       const token = sign(claims, SECRET, 'HS256', { crit: ['exp'] });
       const res = await request(appWith()).get('/me').set(bearer(token)).expect(401);
       expect(res.body.message).toBe('Invalid access token');
-      await request(appWith()).get('/me').set(bearer(sign(claims))).expect(200);
+      await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
     });
 
     it('ignores jku, x5u and jwk header parameters', async () => {
-      const token = sign(claims, SECRET, 'HS256', { jku: 'http://127.0.0.1:1/jwks', x5u: 'http://127.0.0.1:1/x', jwk: { kty: 'oct', k: 'AAAA' } });
+      const token = sign(claims, SECRET, 'HS256', {
+        jku: 'http://127.0.0.1:1/jwks',
+        x5u: 'http://127.0.0.1:1/x',
+        jwk: { kty: 'oct', k: 'AAAA' },
+      });
       await request(appWith()).get('/me').set(bearer(token)).expect(200);
     });
 
@@ -155,19 +197,34 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       const { privateKey, publicKey } = rsaKeys();
       const pem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
       const app = appWith({ key: { publicKey: pem } });
-      await request(app).get('/me').set(bearer(sign(claims, privateKey, 'RS256'))).expect(200);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(claims, privateKey, 'RS256')))
+        .expect(200);
       const confused = sign(claims, Buffer.from(pem), 'HS256');
       await request(app).get('/me').set(bearer(confused)).expect(401);
     });
 
     it('verifies RS256, PS256 and ES256 with their public keys', async () => {
       const rsa = rsaKeys();
-      await request(appWith({ key: { publicKey: rsa.publicKey } })).get('/me').set(bearer(sign(claims, rsa.privateKey, 'RS256'))).expect(200);
-      await request(appWith({ key: { publicKey: rsa.publicKey }, algorithms: ['PS256'] })).get('/me').set(bearer(sign(claims, rsa.privateKey, 'PS256'))).expect(200);
+      await request(appWith({ key: { publicKey: rsa.publicKey } }))
+        .get('/me')
+        .set(bearer(sign(claims, rsa.privateKey, 'RS256')))
+        .expect(200);
+      await request(appWith({ key: { publicKey: rsa.publicKey }, algorithms: ['PS256'] }))
+        .get('/me')
+        .set(bearer(sign(claims, rsa.privateKey, 'PS256')))
+        .expect(200);
       const ec = ecKeys();
       const jwk = ec.publicKey.export({ format: 'jwk' });
-      await request(appWith({ key: { publicKey: jwk } })).get('/me').set(bearer(sign(claims, ec.privateKey, 'ES256'))).expect(200);
-      await request(appWith({ key: { publicKey: ec.publicKey } })).get('/me').set(bearer(sign(claims, rsa.privateKey, 'RS256'))).expect(401);
+      await request(appWith({ key: { publicKey: jwk } }))
+        .get('/me')
+        .set(bearer(sign(claims, ec.privateKey, 'ES256')))
+        .expect(200);
+      await request(appWith({ key: { publicKey: ec.publicKey } }))
+        .get('/me')
+        .set(bearer(sign(claims, rsa.privateKey, 'RS256')))
+        .expect(401);
     });
   });
 
@@ -182,7 +239,10 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     it('accepts a token expired less than clockTolerance ago', async () => {
       const token = sign(shapeB(NOW - 1000, { exp: NOW - 4 }));
       await request(appWith()).get('/me').set(bearer(token)).expect(200);
-      await request(appWith({ clockTolerance: 0 })).get('/me').set(bearer(token)).expect(401);
+      await request(appWith({ clockTolerance: 0 }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(401);
     });
 
     it.each([
@@ -199,21 +259,30 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         if (v === undefined) delete claims[k];
         else claims[k] = v;
       }
-      const res = await request(appWith()).get('/me').set(bearer(sign(claims))).expect(401);
+      const res = await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(401);
       expect(res.body.message).toBe('Invalid access token');
     });
 
     it('caps the age of a token with maxTokenAge (token_expired)', async () => {
       const token = sign(shapeB(NOW - 3600, { exp: NOW + 3600 }));
       await request(appWith()).get('/me').set(bearer(token)).expect(200);
-      const res = await request(appWith({ maxTokenAge: '30m' })).get('/me').set(bearer(token)).expect(401);
+      const res = await request(appWith({ maxTokenAge: '30m' }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(401);
       expect(res.body.message).toBe('Access token expired');
     });
 
     it('caps exp - iat with maxLifetime (invalid_token)', async () => {
       const token = sign(shapeB(NOW, { exp: NOW + 100 * 86400 }));
       await request(appWith()).get('/me').set(bearer(token)).expect(200);
-      const res = await request(appWith({ maxLifetime: '90d' })).get('/me').set(bearer(token)).expect(401);
+      const res = await request(appWith({ maxLifetime: '90d' }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(401);
       expect(res.body.message).toBe('Invalid access token');
     });
 
@@ -231,7 +300,10 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       ['an aud array without ours', { aud: ['a', 'b'] }],
       ['an empty aud array', { aud: [] }],
     ])('refuses %s', async (_case, overrides) => {
-      await request(appWith()).get('/me').set(bearer(sign(shapeB(NOW, overrides)))).expect(401);
+      await request(appWith())
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW, overrides))))
+        .expect(401);
     });
   });
 
@@ -251,7 +323,10 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       ['roblox avatar null (only discord may)', { providers: { roblox: { id: '1', username: null } } }],
       ['metadata missing', { metadata: undefined }],
       ['metadata.createdAt not ISO UTC', { metadata: { createdAt: '2024-05-01 12:00:00', authorizer: 'a' } }],
-      ['metadata.createdAt with an offset', { metadata: { createdAt: '2024-05-01T12:00:00.000+02:00', authorizer: 'a' } }],
+      [
+        'metadata.createdAt with an offset',
+        { metadata: { createdAt: '2024-05-01T12:00:00.000+02:00', authorizer: 'a' } },
+      ],
       ['metadata.authorizer missing', { metadata: { createdAt: '2024-05-01T12:00:00.000Z' } }],
       ['sub a number', { sub: 42 }],
       ['iat not an integer', { iat: NOW + 0.5 }],
@@ -261,60 +336,108 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         if (v === undefined) delete claims[k];
         else claims[k] = v;
       }
-      const res = await request(appWith()).get('/me').set(bearer(sign(claims))).expect(401);
+      const res = await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(401);
       expect(res.body.message).toBe('Invalid access token');
     });
 
     it('accepts createdAt without milliseconds, sub absent or a string', async () => {
-      for (const overrides of [{ metadata: { createdAt: '2024-05-01T12:00:00Z', authorizer: 'a' } }, { sub: 'user-1' }]) {
-        await request(appWith()).get('/me').set(bearer(sign(shapeB(NOW, overrides)))).expect(200);
+      for (const overrides of [
+        { metadata: { createdAt: '2024-05-01T12:00:00Z', authorizer: 'a' } },
+        { sub: 'user-1' },
+      ]) {
+        await request(appWith())
+          .get('/me')
+          .set(bearer(sign(shapeB(NOW, overrides))))
+          .expect(200);
       }
       const claims = shapeB(NOW);
       delete claims.sub;
-      const res = await request(appWith()).get('/me').set(bearer(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
 
     it("checks only registered claims in 'jwt' mode and reads a space-separated scope", async () => {
       const claims = { iss: ISSUER, aud: AUDIENCE, exp: NOW + 60, scope: 'email openid' };
-      await request(appWith()).get('/me').set(bearer(sign(claims))).expect(401);
-      const res = await request(appWith({ claims: 'jwt' }, ['email'])).get('/me').set(bearer(sign(claims))).expect(200);
+      await request(appWith())
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(401);
+      const res = await request(appWith({ claims: 'jwt' }, ['email']))
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
-      await request(appWith({ claims: 'jwt' }, ['profile'])).get('/me').set(bearer(sign(claims))).expect(403);
+      await request(appWith({ claims: 'jwt' }, ['profile']))
+        .get('/me')
+        .set(bearer(sign(claims)))
+        .expect(403);
     });
   });
 
   describe('403 Insufficient scope', () => {
     it('answers with the required scopes in the challenge', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify'] }));
-      const res = await request(appWith({}, ['identify', 'email'])).get('/me').set(bearer(token)).expect(403);
+      const res = await request(appWith({}, ['identify', 'email']))
+        .get('/me')
+        .set(bearer(token))
+        .expect(403);
       expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify email"');
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="identify email"',
+      );
     });
 
     it('requires every scope of an array', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify', 'email'] }));
-      await request(appWith({}, ['identify', 'email'])).get('/me').set(bearer(token)).expect(200);
-      await request(appWith({}, ['identify', 'profile'])).get('/me').set(bearer(token)).expect(403);
+      await request(appWith({}, ['identify', 'email']))
+        .get('/me')
+        .set(bearer(token))
+        .expect(200);
+      await request(appWith({}, ['identify', 'profile']))
+        .get('/me')
+        .set(bearer(token))
+        .expect(403);
     });
 
     it('supports { all, any }', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify', 'roblox'] }));
-      await request(appWith({}, { all: ['identify'], any: ['google', 'roblox'] })).get('/me').set(bearer(token)).expect(200);
-      const res = await request(appWith({}, { all: ['identify'], any: ['google', 'discord'] })).get('/me').set(bearer(token)).expect(403);
+      await request(appWith({}, { all: ['identify'], any: ['google', 'roblox'] }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(200);
+      const res = await request(appWith({}, { all: ['identify'], any: ['google', 'discord'] }))
+        .get('/me')
+        .set(bearer(token))
+        .expect(403);
       // One alternative, the first: naming every one would have the client ask for all of them.
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify google"');
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="identify google"',
+      );
       // The alternative the token holds, when it holds one and lacks an `all` scope: a step-up keeps it.
-      const held = await request(appWith({}, { all: ['email'], any: ['google', 'roblox'] })).get('/me')
-        .set(bearer(sign(shapeB(NOW, { scopes: ['identify', 'roblox'] })))).expect(403);
-      expect(held.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="email roblox"');
+      const held = await request(appWith({}, { all: ['email'], any: ['google', 'roblox'] }))
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW, { scopes: ['identify', 'roblox'] }))))
+        .expect(403);
+      expect(held.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="email roblox"',
+      );
     });
 
     it('checks scopes on every request, after the cache', async () => {
       const auth = createTokenAuth(base);
       const app = express();
-      app.get('/a', auth.requireVerifiedUser(['identify']), (_req, res) => { res.send('a'); });
-      app.get('/b', auth.requireVerifiedUser(['admin']), (_req, res) => { res.send('b'); });
+      app.get('/a', auth.requireVerifiedUser(['identify']), (_req, res) => {
+        res.send('a');
+      });
+      app.get('/b', auth.requireVerifiedUser(['admin']), (_req, res) => {
+        res.send('b');
+      });
       const token = sign(shapeB(NOW));
       await request(app).get('/a').set(bearer(token)).expect(200);
       await request(app).get('/a').set(bearer(token)).expect(200); // second sighting: now in the cache
@@ -327,9 +450,15 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('isRevoked', () => {
     it('rejects a revoked token even when its verification is cached', async () => {
       const revoked = new Set<string>();
-      const auth = createTokenAuth({ ...base, claims: 'strict', isRevoked: (claims, req) => revoked.has(claims.jti) && req !== undefined });
+      const auth = createTokenAuth({
+        ...base,
+        claims: 'strict',
+        isRevoked: (claims, req) => revoked.has(claims.jti) && req !== undefined,
+      });
       const app = express();
-      app.get('/me', auth.requireVerifiedUser(), (_req, res) => { res.send('ok'); });
+      app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+        res.send('ok');
+      });
       const claims = shapeB(NOW);
       const token = sign(claims);
       await request(app).get('/me').set(bearer(token)).expect(200);
@@ -342,12 +471,22 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('accepts an async hook', async () => {
       const app = appWith({ isRevoked: async () => true });
-      await request(app).get('/me').set(bearer(sign(shapeB(NOW)))).expect(401);
+      await request(app)
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(401);
     });
 
     it('answers 500 without detail when the hook throws', async () => {
-      const app = appWith({ isRevoked: () => { throw new Error('db password is hunter2'); } });
-      const res = await request(app).get('/me').set(bearer(sign(shapeB(NOW)))).expect(500);
+      const app = appWith({
+        isRevoked: () => {
+          throw new Error('db password is hunter2');
+        },
+      });
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(500);
       expect(res.body).toEqual({ status: 'error', message: 'Internal server error' });
       expect(res.headers['www-authenticate']).toBeUndefined();
       expect(res.text).not.toContain('hunter2');
@@ -356,8 +495,16 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
   describe('503 Token verification unavailable', () => {
     it('answers with Retry-After when the key resolver says keys cannot be had', async () => {
-      const app = appWith({ key: () => { throw new TokenAuthError('verification_unavailable'); }, algorithms: ['HS256'] });
-      const res = await request(app).get('/me').set(bearer(sign(shapeB(NOW)))).expect(503);
+      const app = appWith({
+        key: () => {
+          throw new TokenAuthError('verification_unavailable');
+        },
+        algorithms: ['HS256'],
+      });
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(503);
       expect(res.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
       expect(res.headers['www-authenticate']).toBeUndefined();
@@ -366,8 +513,16 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
   describe('500 Internal server error', () => {
     it('hides a throwing key resolver', async () => {
-      const app = appWith({ key: async () => { throw new Error('secret vault at 10.0.0.3 is down'); }, algorithms: ['HS256'] });
-      const res = await request(app).get('/me').set(bearer(sign(shapeB(NOW)))).expect(500);
+      const app = appWith({
+        key: async () => {
+          throw new Error('secret vault at 10.0.0.3 is down');
+        },
+        algorithms: ['HS256'],
+      });
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(500);
       expect(res.body).toEqual({ status: 'error', message: 'Internal server error' });
       expect(res.text).not.toContain('vault');
     });
@@ -377,7 +532,9 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     function optionalApp() {
       const auth = createTokenAuth(base);
       const app = express();
-      app.get('/', auth.optionalVerifiedUser(), (req, res) => { res.json({ user: req.auth?.jti ?? null }); });
+      app.get('/', auth.optionalVerifiedUser(), (req, res) => {
+        res.json({ user: req.auth?.jti ?? null });
+      });
       return app;
     }
     it('lets a request without a token through with req.auth undefined', async () => {
@@ -387,9 +544,15 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
     it('verifies a token that is present', async () => {
       const claims = shapeB(NOW);
-      const res = await request(optionalApp()).get('/').set(bearer(sign(claims))).expect(200);
+      const res = await request(optionalApp())
+        .get('/')
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual({ user: claims.jti });
-      await request(optionalApp()).get('/').set(bearer(`${sign(claims)}x`)).expect(401);
+      await request(optionalApp())
+        .get('/')
+        .set(bearer(`${sign(claims)}x`))
+        .expect(401);
     });
   });
 
@@ -397,15 +560,23 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     it('passes an OPTIONS with Access-Control-Request-Method through unauthenticated', async () => {
       const auth = createTokenAuth(base);
       const app = express();
-      app.options('/me', auth.requireVerifiedUser(), (_req, res) => { res.status(204).end(); });
-      await request(app).options('/me').set('Access-Control-Request-Method', 'GET').set('Origin', 'http://x.test').expect(204);
+      app.options('/me', auth.requireVerifiedUser(), (_req, res) => {
+        res.status(204).end();
+      });
+      await request(app)
+        .options('/me')
+        .set('Access-Control-Request-Method', 'GET')
+        .set('Origin', 'http://x.test')
+        .expect(204);
       await request(app).options('/me').expect(401);
     });
   });
 
   describe('getToken', () => {
     it('reads the token where the app says, and nothing else', async () => {
-      const app = appWith({ getToken: (req: Request) => (typeof req.query.access_token === 'string' ? req.query.access_token : undefined) });
+      const app = appWith({
+        getToken: (req: Request) => (typeof req.query.access_token === 'string' ? req.query.access_token : undefined),
+      });
       const token = sign(shapeB(NOW));
       await request(app).get(`/me?access_token=${token}`).expect(200);
       await request(app).get('/me').set(bearer(token)).expect(401);
@@ -413,11 +584,17 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
     it('accepts an async getToken and applies the length cap', async () => {
       const token = sign(shapeB(NOW));
-      await request(appWith({ getToken: async () => token })).get('/me').expect(200);
-      await request(appWith({ getToken: async () => token, maxTokenLength: 10 })).get('/me').expect(401);
+      await request(appWith({ getToken: async () => token }))
+        .get('/me')
+        .expect(200);
+      await request(appWith({ getToken: async () => token, maxTokenLength: 10 }))
+        .get('/me')
+        .expect(401);
     });
     it('does not read tokens from the query string by default', async () => {
-      await request(appWith()).get(`/me?access_token=${sign(shapeB(NOW))}`).expect(401);
+      await request(appWith())
+        .get(`/me?access_token=${sign(shapeB(NOW))}`)
+        .expect(401);
     });
   });
 
@@ -426,8 +603,13 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       const seen: TokenAuthError[] = [];
       const auth = createTokenAuth({ ...base, errors: 'next' });
       const app = express();
-      app.get('/me', auth.requireVerifiedUser(['identify']), (_req, res) => { res.send('ok'); });
-      app.use((err: TokenAuthError, _req: Request, _res: Response, next: NextFunction) => { seen.push(err); next(err); });
+      app.get('/me', auth.requireVerifiedUser(['identify']), (_req, res) => {
+        res.send('ok');
+      });
+      app.use((err: TokenAuthError, _req: Request, _res: Response, next: NextFunction) => {
+        seen.push(err);
+        next(err);
+      });
       app.use(errorHandler());
       const res = await request(app).get('/me').set(bearer('a.b.c')).expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
@@ -439,7 +621,9 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('renders any other error as a bare 500', async () => {
       const app = express();
-      app.get('/boom', () => { throw new Error('internal detail'); });
+      app.get('/boom', () => {
+        throw new Error('internal detail');
+      });
       app.use(errorHandler());
       const res = await request(app).get('/boom').expect(500);
       expect(res.body).toEqual({ status: 'error', message: 'Internal server error' });
@@ -450,10 +634,20 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('onError', () => {
     it('sees every failure with its code, never the token', async () => {
       const seen: Array<{ code: string; reason: string | undefined; text: string }> = [];
-      const app = appWith({ onError: (err) => { seen.push({ code: err.code, reason: err.reason, text: JSON.stringify({ ...err, message: err.message }) }); } }, ['admin']);
+      const app = appWith(
+        {
+          onError: (err) => {
+            seen.push({ code: err.code, reason: err.reason, text: JSON.stringify({ ...err, message: err.message }) });
+          },
+        },
+        ['admin'],
+      );
       const token = sign(shapeB(NOW));
       await request(app).get('/me').expect(401);
-      await request(app).get('/me').set(bearer(`${token}x`)).expect(401);
+      await request(app)
+        .get('/me')
+        .set(bearer(`${token}x`))
+        .expect(401);
       await request(app).get('/me').set(bearer(token)).expect(403);
       expect(seen.map((s) => s.code)).toEqual(['missing_token', 'invalid_token', 'insufficient_scope']);
       expect(seen[1].reason).toBe('signature');
@@ -461,7 +655,11 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('a throwing onError does not change the answer', async () => {
-      const app = appWith({ onError: () => { throw new Error('logger down'); } });
+      const app = appWith({
+        onError: () => {
+          throw new Error('logger down');
+        },
+      });
       const res = await request(app).get('/me').expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
     });

@@ -10,7 +10,13 @@ const RESOURCE = 'https://mcp.example.com/mcp';
 const AS = 'https://as.example.com';
 const PATH_FORM = '/.well-known/oauth-protected-resource/mcp';
 const ROOT_FORM = '/.well-known/oauth-protected-resource';
-const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: AS, resource: RESOURCE, claims: 'jwt', clock: () => NOW };
+const base: TokenAuthOptions = {
+  key: { secret: SECRET },
+  issuer: AS,
+  resource: RESOURCE,
+  claims: 'jwt',
+  clock: () => NOW,
+};
 
 describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name, express) => {
   function appWith(options: Partial<TokenAuthOptions> = {}) {
@@ -23,21 +29,28 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
     return app;
   }
 
-  it.each([PATH_FORM, ROOT_FORM])('serves the document at %s, field by field, with CORS and a max-age', async (path) => {
-    const app = appWith({ scopesSupported: ['mcp:tools', 'mcp:admin'], resourceName: 'Example MCP', resourceDocumentation: 'https://docs.example.com/mcp' });
-    const res = await request(app).get(path).expect(200);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect(res.headers['cache-control']).toBe('public, max-age=3600');
-    expect(res.body).toEqual({
-      resource: RESOURCE,
-      authorization_servers: [AS],
-      scopes_supported: ['mcp:tools', 'mcp:admin'],
-      bearer_methods_supported: ['header'],
-      resource_name: 'Example MCP',
-      resource_documentation: 'https://docs.example.com/mcp',
-    });
-  });
+  it.each([PATH_FORM, ROOT_FORM])(
+    'serves the document at %s, field by field, with CORS and a max-age',
+    async (path) => {
+      const app = appWith({
+        scopesSupported: ['mcp:tools', 'mcp:admin'],
+        resourceName: 'Example MCP',
+        resourceDocumentation: 'https://docs.example.com/mcp',
+      });
+      const res = await request(app).get(path).expect(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['cache-control']).toBe('public, max-age=3600');
+      expect(res.body).toEqual({
+        resource: RESOURCE,
+        authorization_servers: [AS],
+        scopes_supported: ['mcp:tools', 'mcp:admin'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Example MCP',
+        resource_documentation: 'https://docs.example.com/mcp',
+      });
+    },
+  );
 
   it('names only the fields it can vouch for: no scopes, name or documentation unless configured', async () => {
     const res = await request(appWith()).get(PATH_FORM).expect(200);
@@ -46,13 +59,17 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
 
   it('keeps the resource exactly as configured (RFC 9728 §3.3), and every configured issuer', async () => {
     const resource = 'https://MCP.Example.com/Tools';
-    const res = await request(appWith({ resource, issuer: [AS, 'https://as2.example.com'] })).get('/.well-known/oauth-protected-resource/Tools').expect(200);
+    const res = await request(appWith({ resource, issuer: [AS, 'https://as2.example.com'] }))
+      .get('/.well-known/oauth-protected-resource/Tools')
+      .expect(200);
     expect(res.body.resource).toBe(resource);
     expect(res.body.authorization_servers).toEqual([AS, 'https://as2.example.com']);
   });
 
   it('leaves authorization_servers out when the issuer is unchecked (issuer: false)', async () => {
-    const res = await request(appWith({ issuer: false })).get(PATH_FORM).expect(200);
+    const res = await request(appWith({ issuer: false }))
+      .get(PATH_FORM)
+      .expect(200);
     expect(res.body).not.toHaveProperty('authorization_servers');
   });
 
@@ -76,8 +93,13 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
     const app = appWith();
     const head = await request(app).head(PATH_FORM).expect(200);
     expect(head.headers['access-control-allow-origin']).toBe('*');
-    const preflight = await request(app).options(PATH_FORM)
-      .set({ Origin: 'https://client.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'mcp-protocol-version' })
+    const preflight = await request(app)
+      .options(PATH_FORM)
+      .set({
+        Origin: 'https://client.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'mcp-protocol-version',
+      })
       .expect(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(preflight.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
@@ -88,17 +110,23 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
   });
 
   it('says what DPoP accepts, and that Bearer is refused with dpop.required', async () => {
-    const optional = await request(appWith({ dpop: { algorithms: ['ES256', 'EdDSA'] } })).get(PATH_FORM).expect(200);
+    const optional = await request(appWith({ dpop: { algorithms: ['ES256', 'EdDSA'] } }))
+      .get(PATH_FORM)
+      .expect(200);
     expect(optional.body.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'Ed25519']);
     expect(optional.body.dpop_bound_access_tokens_required).toBe(false);
     expect(optional.body).not.toHaveProperty('tls_client_certificate_bound_access_tokens');
-    const required = await request(appWith({ dpop: { required: true } })).get(PATH_FORM).expect(200);
+    const required = await request(appWith({ dpop: { required: true } }))
+      .get(PATH_FORM)
+      .expect(200);
     expect(required.body.dpop_bound_access_tokens_required).toBe(true);
     expect(required.body.dpop_signing_alg_values_supported).toContain('ES256');
   });
 
   it('says certificate-bound tokens are supported with mtls', async () => {
-    const res = await request(appWith({ mtls: {} })).get(PATH_FORM).expect(200);
+    const res = await request(appWith({ mtls: {} }))
+      .get(PATH_FORM)
+      .expect(200);
     expect(res.body.tls_client_certificate_bound_access_tokens).toBe(true);
     expect(res.body).not.toHaveProperty('dpop_signing_alg_values_supported');
   });
@@ -127,7 +155,11 @@ describe('protectedResourceMetadata() with a discovered authorization server (oi
 
   it('stands in with the configured base URL, uncached, while discovery cannot answer; then names the discovered issuer', async () => {
     let now = NOW;
-    const auth = createTokenAuth({ issuerBaseURL: `${as.issuer}/`, resource: 'http://127.0.0.1:1/mcp', clock: () => now });
+    const auth = createTokenAuth({
+      issuerBaseURL: `${as.issuer}/`,
+      resource: 'http://127.0.0.1:1/mcp',
+      clock: () => now,
+    });
     const app = EXPRESS_VERSIONS[0][1]();
     app.use(auth.protectedResourceMetadata());
     await as.stop();
@@ -157,19 +189,51 @@ describe('resource options', () => {
     ['relative', { resource: '/mcp' }, /option "resource" is not a valid absolute URL/],
     ['another scheme', { resource: 'urn:example:mcp' }, /option "resource" must be an https: URL/],
     ['without its two slashes', { resource: 'https:mcp.example.com/mcp' }, /option "resource" must be an absolute URI/],
-    ['http off loopback', { resource: 'http://mcp.example.com/mcp' }, /option "resource" must be an https: URL \(plain http: is accepted only for loopback/],
+    [
+      'http off loopback',
+      { resource: 'http://mcp.example.com/mcp' },
+      /option "resource" must be an https: URL \(plain http: is accepted only for loopback/,
+    ],
     ['with a fragment', { resource: 'https://mcp.example.com/mcp#x' }, /option "resource" must not contain a fragment/],
-    ['with an empty fragment', { resource: 'https://mcp.example.com/mcp#' }, /option "resource" must not contain a fragment/],
+    [
+      'with an empty fragment',
+      { resource: 'https://mcp.example.com/mcp#' },
+      /option "resource" must not contain a fragment/,
+    ],
     ['with a query', { resource: 'https://mcp.example.com/mcp?x=1' }, /option "resource" must not contain a query/],
-    ['with credentials', { resource: 'https://u:p@mcp.example.com/mcp' }, /option "resource" must not contain credentials/],
-    ['not in normal form', { resource: 'https://mcp.example.com/a/../mcp' }, /option "resource" must be a URI in normal form/],
-    ['scopesSupported without resource', { resource: undefined, audience: 'x', scopesSupported: ['a'] }, /option "scopesSupported" needs option "resource"/],
-    ['resourceName without resource', { resource: undefined, audience: 'x', resourceName: 'A' }, /option "resourceName" needs option "resource"/],
+    [
+      'with credentials',
+      { resource: 'https://u:p@mcp.example.com/mcp' },
+      /option "resource" must not contain credentials/,
+    ],
+    [
+      'not in normal form',
+      { resource: 'https://mcp.example.com/a/../mcp' },
+      /option "resource" must be a URI in normal form/,
+    ],
+    [
+      'scopesSupported without resource',
+      { resource: undefined, audience: 'x', scopesSupported: ['a'] },
+      /option "scopesSupported" needs option "resource"/,
+    ],
+    [
+      'resourceName without resource',
+      { resource: undefined, audience: 'x', resourceName: 'A' },
+      /option "resourceName" needs option "resource"/,
+    ],
     ['scopesSupported not scopes', { scopesSupported: ['a b'] }, /option "scopesSupported" holds an invalid scope/],
     ['scopesSupported not an array', { scopesSupported: 'a' }, /option "scopesSupported" must be an array/],
     ['resourceName empty', { resourceName: '' }, /option "resourceName" must be a non-empty string/],
-    ['resourceDocumentation not a URL', { resourceDocumentation: 'docs' }, /option "resourceDocumentation" must be an absolute URL/],
-    ['neither audience nor resource', { resource: undefined }, /option "audience" is required unless "resource" is given/],
+    [
+      'resourceDocumentation not a URL',
+      { resourceDocumentation: 'docs' },
+      /option "resourceDocumentation" must be an absolute URL/,
+    ],
+    [
+      'neither audience nor resource',
+      { resource: undefined },
+      /option "audience" is required unless "resource" is given/,
+    ],
   ])('refuses a resource %s with a TypeError at createTokenAuth', (_what, options, message) => {
     expect(make(options)).toThrow(TypeError);
     expect(make(options)).toThrow(message);

@@ -42,7 +42,10 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
     const server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
-    cleanup.push(() => auth.close(), () => new Promise((resolve) => server.close(resolve)));
+    cleanup.push(
+      () => auth.close(),
+      () => new Promise((resolve) => server.close(resolve)),
+    );
     return { server, auth };
   }
 
@@ -82,7 +85,10 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
       const keys = await issuer();
       const { server } = await serve(keys.options);
       const claims = keys.claims();
-      const first = await request(server).get('/me').set(bearer(keys.sign(claims))).expect(200);
+      const first = await request(server)
+        .get('/me')
+        .set(bearer(keys.sign(claims)))
+        .expect(200);
       expect(first.body).toEqual(claims);
       keys.rotate();
       await request(server).get('/me').set(bearer(keys.sign())).expect(200);
@@ -92,10 +98,18 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
     it('answers a burst of 20 requests with an unknown kid with 401s and at most one fetch', async () => {
       const jwks = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'known' })]);
       const { server } = await serve(jwksOptions(jwks.uri));
-      await request(server).get('/me').set(bearer(rs256('known'))).expect(200);
+      await request(server)
+        .get('/me')
+        .set(bearer(rs256('known')))
+        .expect(200);
       now += 31;
-      const answers = await Promise.all(Array.from({ length: 20 }, (_v, i) =>
-        request(server).get('/me').set(bearer(sign(shapeB(now), rsa2.privateKey, 'RS256', { kid: `unknown-${i % 3}` })))));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_v, i) =>
+          request(server)
+            .get('/me')
+            .set(bearer(sign(shapeB(now), rsa2.privateKey, 'RS256', { kid: `unknown-${i % 3}` }))),
+        ),
+      );
       for (const res of answers) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual(INVALID);
@@ -129,33 +143,55 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
       const jwks = await jwksServer(() => []);
       jwks.handler = hang;
       const { server } = await serve(jwksOptions(jwks.uri, { timeout: '300ms' }));
-      expectUnavailable(await request(server).get('/me').set(bearer(rs256('k'))));
+      expectUnavailable(
+        await request(server)
+          .get('/me')
+          .set(bearer(rs256('k'))),
+      );
     });
 
     it('answers 503 for a JWKS that is garbage JSON', async () => {
       const jwks = await jwksServer(() => []);
       jwks.handler = (_req, res) => json(res, 200, '{"keys":[{"kty":');
       const { server } = await serve(jwksOptions(jwks.uri));
-      expectUnavailable(await request(server).get('/me').set(bearer(rs256('k'))));
+      expectUnavailable(
+        await request(server)
+          .get('/me')
+          .set(bearer(rs256('k'))),
+      );
     });
 
     it('passes a TokenAuthError with status 503 and Retry-After to errorHandler with errors: next', async () => {
       const jwks = await jwksServer(() => []);
       await jwks.stop();
       const { server } = await serve({ ...jwksOptions(jwks.uri), errors: 'next' });
-      expectUnavailable(await request(server).get('/me').set(bearer(rs256('k'))), '30');
+      expectUnavailable(
+        await request(server)
+          .get('/me')
+          .set(bearer(rs256('k'))),
+        '30',
+      );
     });
 
     it('accepts a kid-less token when the set holds exactly one usable key', async () => {
       const jwks = await jwksServer(() => [jwk(rsa.publicKey), jwk(rsa2.publicKey, { use: 'enc' })]);
       const { server } = await serve(jwksOptions(jwks.uri));
-      await request(server).get('/me').set(bearer(rs256(undefined))).expect(200);
+      await request(server)
+        .get('/me')
+        .set(bearer(rs256(undefined)))
+        .expect(200);
     });
 
     it('answers 401 for a token whose kid names a key published for encryption', async () => {
-      const jwks = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'enc', use: 'enc' }), jwk(rsa2.publicKey, { kid: 'sig' })]);
+      const jwks = await jwksServer(() => [
+        jwk(rsa.publicKey, { kid: 'enc', use: 'enc' }),
+        jwk(rsa2.publicKey, { kid: 'sig' }),
+      ]);
       const { server } = await serve(jwksOptions(jwks.uri));
-      const res = await request(server).get('/me').set(bearer(rs256('enc'))).expect(401);
+      const res = await request(server)
+        .get('/me')
+        .set(bearer(rs256('enc')))
+        .expect(401);
       expect(res.body).toEqual(INVALID);
       expect(res.headers['www-authenticate']).toBe(CHALLENGE_INVALID);
     });
@@ -194,7 +230,9 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
       const { server, upstream } = await upstreamApp();
       const { token } = issue();
       upstream.handler = (req, res) => setTimeout(() => identityService(req, res), 50);
-      const answers = await Promise.all(Array.from({ length: 10 }, () => request(server).get('/me').set(bearer(token))));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => request(server).get('/me').set(bearer(token))),
+      );
       expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200));
       expect(upstream.requests).toBe(1);
     });
@@ -208,7 +246,13 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
 
     it('passes an upstream 403 through as insufficient_scope', async () => {
       const { server, upstream } = await upstreamApp();
-      upstream.handler = (_req, res) => json(res, 403, { status: 'error', message: 'nope' }, { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="identify"' });
+      upstream.handler = (_req, res) =>
+        json(
+          res,
+          403,
+          { status: 'error', message: 'nope' },
+          { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="identify"' },
+        );
       const res = await request(server).get('/me').set(bearer('some-token')).expect(403);
       expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify"');

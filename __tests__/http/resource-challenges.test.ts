@@ -15,15 +15,30 @@ const METADATA = 'https://mcp.example.com/.well-known/oauth-protected-resource/m
 const RM = `resource_metadata="${METADATA}"`;
 const AS = 'https://as.example.com';
 const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
-const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: AS, resource: RESOURCE, claims: 'jwt', clock: () => NOW };
+const base: TokenAuthOptions = {
+  key: { secret: SECRET },
+  issuer: AS,
+  resource: RESOURCE,
+  claims: 'jwt',
+  clock: () => NOW,
+};
 
 const payload = (overrides: Record<string, unknown> = {}) => ({
-  iss: AS, aud: RESOURCE, sub: 'user-1', iat: NOW - 60, exp: NOW + 600, scope: 'mcp:tools', ...overrides,
+  iss: AS,
+  aud: RESOURCE,
+  sub: 'user-1',
+  iat: NOW - 60,
+  exp: NOW + 600,
+  scope: 'mcp:tools',
+  ...overrides,
 });
 const bearer = (overrides?: Record<string, unknown>) => ({ Authorization: `Bearer ${sign(payload(overrides))}` });
 
-describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s', (_name, express) => {
-  function appWith(options: Partial<TokenAuthOptions> = {}, configure?: (app: Express, auth: ReturnType<typeof createTokenAuth>) => void): Express {
+describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", (_name, express) => {
+  function appWith(
+    options: Partial<TokenAuthOptions> = {},
+    configure?: (app: Express, auth: ReturnType<typeof createTokenAuth>) => void,
+  ): Express {
     const auth = createTokenAuth({ ...base, ...options });
     const app = express();
     configure?.(app, auth);
@@ -40,7 +55,7 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
   }
 
   describe('Bearer', () => {
-    it('points a request without a token to the metadata, names the route\'s scopes, and gives no error code', async () => {
+    it("points a request without a token to the metadata, names the route's scopes, and gives no error code", async () => {
       const res = await request(appWith()).post('/mcp').expect(401);
       expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools", ${RM}`);
       expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
@@ -58,24 +73,54 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
         res.json({ sub: req.auth?.sub ?? null });
       });
       await request(app).get('/maybe').expect(200, { sub: null });
-      const res = await request(app).get('/maybe').set(bearer({ aud: 'https://other.example.com' })).expect(401);
-      expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", error="invalid_token", error_description="Invalid access token", ${RM}`);
+      const res = await request(app)
+        .get('/maybe')
+        .set(bearer({ aud: 'https://other.example.com' }))
+        .expect(401);
+      expect(res.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="Invalid access token", ${RM}`,
+      );
     });
 
-    it('adds both to an invalid or expired token\'s challenge', async () => {
-      const invalid = await request(appWith()).post('/mcp').set(bearer({ iss: 'https://elsewhere.example.com' })).expect(401);
-      expect(invalid.headers['www-authenticate']).toBe(`Bearer realm="api", error="invalid_token", error_description="Invalid access token", scope="mcp:tools", ${RM}`);
-      const expired = await request(appWith()).post('/mcp').set(bearer({ exp: NOW - 60 })).expect(401);
-      expect(expired.headers['www-authenticate']).toBe(`Bearer realm="api", error="invalid_token", error_description="Access token expired", scope="mcp:tools", ${RM}`);
+    it("adds both to an invalid or expired token's challenge", async () => {
+      const invalid = await request(appWith())
+        .post('/mcp')
+        .set(bearer({ iss: 'https://elsewhere.example.com' }))
+        .expect(401);
+      expect(invalid.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="Invalid access token", scope="mcp:tools", ${RM}`,
+      );
+      const expired = await request(appWith())
+        .post('/mcp')
+        .set(bearer({ exp: NOW - 60 }))
+        .expect(401);
+      expect(expired.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="Access token expired", scope="mcp:tools", ${RM}`,
+      );
     });
 
     it('answers 403 with every scope the operation needs and the metadata, in one challenge', async () => {
-      const res = await request(appWith()).post('/mcp').set(bearer({ scope: 'other' })).expect(403);
-      expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", error="insufficient_scope", scope="mcp:tools", ${RM}`);
-      const any = await request(appWith()).get('/admin').set(bearer({ scope: 'mcp:tools' })).expect(403);
-      expect(any.headers['www-authenticate']).toBe(`Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", ${RM}`);
-      const held = await request(appWith()).get('/admin').set(bearer({ scope: 'mcp:root' })).expect(403);
-      expect(held.headers['www-authenticate']).toBe(`Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:root", ${RM}`);
+      const res = await request(appWith())
+        .post('/mcp')
+        .set(bearer({ scope: 'other' }))
+        .expect(403);
+      expect(res.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="insufficient_scope", scope="mcp:tools", ${RM}`,
+      );
+      const any = await request(appWith())
+        .get('/admin')
+        .set(bearer({ scope: 'mcp:tools' }))
+        .expect(403);
+      expect(any.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", ${RM}`,
+      );
+      const held = await request(appWith())
+        .get('/admin')
+        .set(bearer({ scope: 'mcp:root' }))
+        .expect(403);
+      expect(held.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:root", ${RM}`,
+      );
     });
 
     it('never builds the metadata URL from Host or X-Forwarded-*, whatever trust proxy says', async () => {
@@ -83,7 +128,10 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       const forged = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'http' };
       const missing = await request(app).post('/mcp').set(forged).expect(401);
       expect(missing.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools", ${RM}`);
-      const forbidden = await request(app).post('/mcp').set({ ...forged, ...bearer({ scope: '' }) }).expect(403);
+      const forbidden = await request(app)
+        .post('/mcp')
+        .set({ ...forged, ...bearer({ scope: '' }) })
+        .expect(403);
       expect(forbidden.headers['www-authenticate']).toContain(RM);
       expect(forbidden.headers['www-authenticate']).not.toContain('evil');
     });
@@ -92,20 +140,33 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       const app = appWith({ resource: undefined, audience: RESOURCE });
       const res = await request(app).post('/mcp').expect(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
-      const forbidden = await request(app).post('/mcp').set(bearer({ scope: '' })).expect(403);
-      expect(forbidden.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="mcp:tools"');
+      const forbidden = await request(app)
+        .post('/mcp')
+        .set(bearer({ scope: '' }))
+        .expect(403);
+      expect(forbidden.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="mcp:tools"',
+      );
     });
 
     it('gives each request its own challenge for a token fault served from the cache', async () => {
       const token = sign(payload({ iss: 'https://elsewhere.example.com' }));
       const app = appWith();
-      const first = await request(app).post('/mcp').set({ Authorization: `Bearer ${token}` }).expect(401);
-      const second = await request(app).get('/open').set({ Authorization: `Bearer ${token}` }).expect(401);
+      const first = await request(app)
+        .post('/mcp')
+        .set({ Authorization: `Bearer ${token}` })
+        .expect(401);
+      const second = await request(app)
+        .get('/open')
+        .set({ Authorization: `Bearer ${token}` })
+        .expect(401);
       expect(first.headers['www-authenticate']).toContain('scope="mcp:tools"');
-      expect(second.headers['www-authenticate']).toBe(`Bearer realm="api", error="invalid_token", error_description="Invalid access token", ${RM}`);
+      expect(second.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="Invalid access token", ${RM}`,
+      );
     });
 
-    it('renders the same challenge through errors: \'next\' and errorHandler', async () => {
+    it("renders the same challenge through errors: 'next' and errorHandler", async () => {
       const { errorHandler } = await import('../../lib');
       const auth = createTokenAuth({ ...base, errors: 'next' });
       const app = express();
@@ -136,17 +197,30 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
 
     it('lets an explicit audience replace it, keeping the resource rule only for the resource itself', async () => {
       const other = appWith({ audience: 'api://other' });
-      await request(other).post('/mcp').set(bearer({ aud: 'api://other' })).expect(200);
+      await request(other)
+        .post('/mcp')
+        .set(bearer({ aud: 'api://other' }))
+        .expect(200);
       await request(other).post('/mcp').set(bearer()).expect(401);
       const both = appWith({ audience: ['api://other', RESOURCE] });
-      await request(both).post('/mcp').set(bearer({ aud: 'HTTPS://MCP.EXAMPLE.COM/mcp' })).expect(200);
-      await request(both).post('/mcp').set(bearer({ aud: 'API://OTHER' })).expect(401);
+      await request(both)
+        .post('/mcp')
+        .set(bearer({ aud: 'HTTPS://MCP.EXAMPLE.COM/mcp' }))
+        .expect(200);
+      await request(both)
+        .post('/mcp')
+        .set(bearer({ aud: 'API://OTHER' }))
+        .expect(401);
     });
   });
 
   describe('step-up (RFC 9470)', () => {
     const MFA = 'urn:example:acr:mfa';
-    function stepUpApp(options: Parameters<ReturnType<typeof createTokenAuth>['requireVerifiedUser']>[1], clock = () => NOW, extra: Partial<TokenAuthOptions> = {}) {
+    function stepUpApp(
+      options: Parameters<ReturnType<typeof createTokenAuth>['requireVerifiedUser']>[1],
+      clock = () => NOW,
+      extra: Partial<TokenAuthOptions> = {},
+    ) {
       const auth = createTokenAuth({ ...base, clock, ...extra });
       const app = express();
       app.post('/mcp', auth.requireVerifiedUser(['mcp:tools'], options), (_req, res) => {
@@ -157,7 +231,10 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
     const STEP_UP = 'error="insufficient_user_authentication", error_description="Insufficient user authentication"';
 
     it('accepts a listed acr and a recent enough auth_time', async () => {
-      await request(stepUpApp({ acr: [MFA, 'urn:other'], maxAge: '10m' })).post('/mcp').set(bearer({ acr: MFA, auth_time: NOW - 599 })).expect(200);
+      await request(stepUpApp({ acr: [MFA, 'urn:other'], maxAge: '10m' }))
+        .post('/mcp')
+        .set(bearer({ acr: MFA, auth_time: NOW - 599 }))
+        .expect(200);
     });
 
     it.each([
@@ -169,20 +246,36 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       ['an auth_time that is not a number', { acr: MFA, auth_time: String(NOW) }],
       ['an auth_time in the future (past clockTolerance)', { acr: MFA, auth_time: NOW + 60 }],
     ])('answers 401 insufficient_user_authentication to %s, naming acr_values and max_age', async (_what, claims) => {
-      const res = await request(stepUpApp({ acr: [MFA], maxAge: '10m' })).post('/mcp').set(bearer(claims)).expect(401);
-      expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", ${STEP_UP}, acr_values="${MFA}", max_age="600", scope="mcp:tools", ${RM}`);
+      const res = await request(stepUpApp({ acr: [MFA], maxAge: '10m' }))
+        .post('/mcp')
+        .set(bearer(claims))
+        .expect(401);
+      expect(res.headers['www-authenticate']).toBe(
+        `Bearer realm="api", ${STEP_UP}, acr_values="${MFA}", max_age="600", scope="mcp:tools", ${RM}`,
+      );
       expect(res.body).toEqual({ status: 'error', message: 'Insufficient user authentication' });
     });
 
     it('names only what the route demands', async () => {
-      const acrOnly = await request(stepUpApp({ acr: [MFA, 'urn:b'] })).post('/mcp').set(bearer()).expect(401);
-      expect(acrOnly.headers['www-authenticate']).toBe(`Bearer realm="api", ${STEP_UP}, acr_values="${MFA} urn:b", scope="mcp:tools", ${RM}`);
-      const ageOnly = await request(stepUpApp({ maxAge: 300 }, () => NOW, { resource: undefined, audience: RESOURCE })).post('/mcp').set(bearer()).expect(401);
+      const acrOnly = await request(stepUpApp({ acr: [MFA, 'urn:b'] }))
+        .post('/mcp')
+        .set(bearer())
+        .expect(401);
+      expect(acrOnly.headers['www-authenticate']).toBe(
+        `Bearer realm="api", ${STEP_UP}, acr_values="${MFA} urn:b", scope="mcp:tools", ${RM}`,
+      );
+      const ageOnly = await request(stepUpApp({ maxAge: 300 }, () => NOW, { resource: undefined, audience: RESOURCE }))
+        .post('/mcp')
+        .set(bearer())
+        .expect(401);
       expect(ageOnly.headers['www-authenticate']).toBe(`Bearer realm="api", ${STEP_UP}, max_age="300"`);
     });
 
     it('asks for step-up before scopes: one new authorization can meet both', async () => {
-      const res = await request(stepUpApp({ acr: [MFA] })).post('/mcp').set(bearer({ scope: '' })).expect(401);
+      const res = await request(stepUpApp({ acr: [MFA] }))
+        .post('/mcp')
+        .set(bearer({ scope: '' }))
+        .expect(401);
       expect(res.headers['www-authenticate']).toContain('error="insufficient_user_authentication"');
       expect(res.headers['www-authenticate']).toContain('scope="mcp:tools"');
     });
@@ -203,7 +296,10 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
     });
 
     it('answers the DPoP challenge with the step-up error too', async () => {
-      const res = await request(stepUpApp({ acr: [MFA] }, () => NOW, { dpop: {} })).post('/mcp').set(bearer()).expect(401);
+      const res = await request(stepUpApp({ acr: [MFA] }, () => NOW, { dpop: {} }))
+        .post('/mcp')
+        .set(bearer())
+        .expect(401);
       expect(res.headers['www-authenticate']).toBe(
         `DPoP realm="api", algs="${ALGS}", scope="mcp:tools", ${RM}, Bearer realm="api", ${STEP_UP}, acr_values="${MFA}", scope="mcp:tools", ${RM}`,
       );
@@ -249,19 +345,28 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
     }
 
     it('carries resource_metadata and the scope in both challenges of a 401 without a token', async () => {
-      const res = await request(await serve()).get('/mcp').expect(401);
-      expect(res.headers['www-authenticate']).toBe(`DPoP realm="api", algs="${ALGS}", scope="identify", ${RM}, Bearer realm="api", scope="identify", ${RM}`);
+      const res = await request(await serve())
+        .get('/mcp')
+        .expect(401);
+      expect(res.headers['www-authenticate']).toBe(
+        `DPoP realm="api", algs="${ALGS}", scope="identify", ${RM}, Bearer realm="api", scope="identify", ${RM}`,
+      );
     });
 
-    it('carries resource_metadata in a DPoP request\'s 401 and 403', async () => {
+    it("carries resource_metadata in a DPoP request's 401 and 403", async () => {
       const origin = await serve({ required: true });
       const token = issuer.sign({ scopes: [] });
-      const forbidden = await request(origin).get('/mcp')
-        .set({ Authorization: `DPoP ${token}`, DPoP: holder.proof({ method: 'GET', url: `${origin}/mcp`, token }) }).expect(403);
+      const forbidden = await request(origin)
+        .get('/mcp')
+        .set({ Authorization: `DPoP ${token}`, DPoP: holder.proof({ method: 'GET', url: `${origin}/mcp`, token }) })
+        .expect(403);
       expect(forbidden.headers['www-authenticate']).toBe(
         `DPoP realm="api", algs="${ALGS}", error="insufficient_scope", error_description="Insufficient scope", scope="identify", ${RM}`,
       );
-      const badProof = await request(origin).get('/mcp').set({ Authorization: `DPoP ${token}` }).expect(401);
+      const badProof = await request(origin)
+        .get('/mcp')
+        .set({ Authorization: `DPoP ${token}` })
+        .expect(401);
       expect(badProof.headers['www-authenticate']).toBe(
         `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", scope="identify", ${RM}`,
       );
@@ -284,21 +389,36 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       const guard = routeGuard(auth);
       expect(guard.resource).toBe(RESOURCE);
       expect(guard.resourceMetadataUrl).toBe(METADATA);
-      const requirements = { tools: guard.requirement(['mcp:tools']), admin: guard.requirement(['mcp:tools', 'mcp:admin']) };
+      const requirements = {
+        tools: guard.requirement(['mcp:tools']),
+        admin: guard.requirement(['mcp:tools', 'mcp:admin']),
+      };
       const app = express();
-      app.post('/mcp', guard.middleware(
-        (req: Request) => (req.get('Mcp-Name') === 'admin' ? requirements.admin : requirements.tools),
-        (req, verified) => {
-          (req as unknown as { auth: unknown }).auth = { token: verified.token, sub: verified.claims.sub };
+      app.post(
+        '/mcp',
+        guard.middleware(
+          (req: Request) => (req.get('Mcp-Name') === 'admin' ? requirements.admin : requirements.tools),
+          (req, verified) => {
+            (req as unknown as { auth: unknown }).auth = { token: verified.token, sub: verified.claims.sub };
+          },
+        ),
+        (req, res) => {
+          res.json({ auth: req.auth, claims: auth.claims(req).sub });
         },
-      ), (req, res) => {
-        res.json({ auth: req.auth, claims: auth.claims(req).sub });
-      });
+      );
       const token = sign(payload());
-      const ok = await request(app).post('/mcp').set({ Authorization: `Bearer ${token}` }).expect(200);
+      const ok = await request(app)
+        .post('/mcp')
+        .set({ Authorization: `Bearer ${token}` })
+        .expect(200);
       expect(ok.body).toEqual({ auth: { token, sub: 'user-1' }, claims: 'user-1' });
-      const forbidden = await request(app).post('/mcp').set({ Authorization: `Bearer ${token}`, 'Mcp-Name': 'admin' }).expect(403);
-      expect(forbidden.headers['www-authenticate']).toBe(`Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", ${RM}`);
+      const forbidden = await request(app)
+        .post('/mcp')
+        .set({ Authorization: `Bearer ${token}`, 'Mcp-Name': 'admin' })
+        .expect(403);
+      expect(forbidden.headers['www-authenticate']).toBe(
+        `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", ${RM}`,
+      );
       const missing = await request(app).post('/mcp').set({ 'Mcp-Name': 'admin' }).expect(401);
       expect(missing.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools mcp:admin", ${RM}`);
     });
@@ -307,12 +427,24 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       const auth = createTokenAuth(base);
       const guard = routeGuard(auth);
       const app = express();
-      app.post('/bad', guard.middleware(() => {
-        throw new TokenAuthError('invalid_request', { message: 'Unreadable JSON-RPC body' });
-      }, () => undefined));
-      app.post('/bug', guard.middleware(() => {
-        throw new Error('secret detail');
-      }, () => undefined));
+      app.post(
+        '/bad',
+        guard.middleware(
+          () => {
+            throw new TokenAuthError('invalid_request', { message: 'Unreadable JSON-RPC body' });
+          },
+          () => undefined,
+        ),
+      );
+      app.post(
+        '/bug',
+        guard.middleware(
+          () => {
+            throw new Error('secret detail');
+          },
+          () => undefined,
+        ),
+      );
       await request(app).post('/bad').expect(400, { status: 'error', message: 'Unreadable JSON-RPC body' });
       await request(app).post('/bug').expect(500, { status: 'error', message: 'Internal server error' });
     });
@@ -322,11 +454,19 @@ describe.each(EXPRESS_VERSIONS)('a protected resource\'s challenges through %s',
       const guard = routeGuard(auth);
       const requirement = guard.requirement({ all: ['mcp:tools'], any: ['mcp:admin', 'mcp:root'] });
       const req = { headers: {} } as Request;
-      const err = guard.insufficientScope(req, requirement, auth.verify === undefined ? undefined : { scope: 'mcp:root' } as never);
+      const err = guard.insufficientScope(
+        req,
+        requirement,
+        auth.verify === undefined ? undefined : ({ scope: 'mcp:root' } as never),
+      );
       expect(err.status).toBe(403);
       expect(err.code).toBe('insufficient_scope');
-      expect(err.headers['WWW-Authenticate']).toBe(`Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:root", ${RM}`);
-      expect(guard.insufficientScope(req, requirement).headers['WWW-Authenticate']).toContain('scope="mcp:tools mcp:admin"');
+      expect(err.headers['WWW-Authenticate']).toBe(
+        `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:root", ${RM}`,
+      );
+      expect(guard.insufficientScope(req, requirement).headers['WWW-Authenticate']).toContain(
+        'scope="mcp:tools mcp:admin"',
+      );
     });
 
     it('refuses an object createTokenAuth did not make', () => {

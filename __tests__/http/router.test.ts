@@ -1,8 +1,14 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import {
-  createTokenAuth, errorHandler, TokenAuthError, verifyRouter, type ProfileResult, type TokenAuthOptions,
-  type JwtClaims, type VerifyRouterOptions,
+  createTokenAuth,
+  errorHandler,
+  TokenAuthError,
+  verifyRouter,
+  type ProfileResult,
+  type TokenAuthOptions,
+  type JwtClaims,
+  type VerifyRouterOptions,
 } from '../../lib';
 import { resetDefaultTokenAuth } from '../../lib/default-auth';
 import { createTestIssuer } from '../../lib/testing';
@@ -29,7 +35,10 @@ const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 function profileOf(claims: Record<string, unknown>): ProfileResult {
   const google = (claims.providers as { google: ProfileResult['user'] & Record<string, unknown> }).google;
-  return { status: 'success', user: { id: google.id, name: google.name, email: google.email, picture: google.picture } };
+  return {
+    status: 'success',
+    user: { id: google.id, name: google.name, email: google.email, picture: google.picture },
+  };
 }
 
 function expectNoStoreJson(res: request.Response): void {
@@ -38,7 +47,11 @@ function expectNoStoreJson(res: request.Response): void {
 }
 
 describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
-  function appWith(options: Partial<TokenAuthOptions> = {}, routerOptions?: VerifyRouterOptions, mount = '/api'): Express {
+  function appWith(
+    options: Partial<TokenAuthOptions> = {},
+    routerOptions?: VerifyRouterOptions,
+    mount = '/api',
+  ): Express {
     const auth = createTokenAuth({ ...base, ...options });
     const app = express();
     app.use(mount, auth.verifyRouter(routerOptions));
@@ -48,7 +61,10 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
   describe('Shape B (view=claims, the default)', () => {
     it("answers the sample client's exact request (GET with an empty query string, both JSON headers) with the claims exactly as signed", async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith()).get(`${PATH}?`).set(sampleClientHeaders(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get(`${PATH}?`)
+        .set(sampleClientHeaders(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
       expectNoStoreJson(res);
     });
@@ -68,25 +84,39 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('never requires a Content-Type: a text body or none at all is fine', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith()).post(PATH).set(bearer(sign(claims))).set('Content-Type', 'text/plain').send('anything').expect(200);
+      const res = await request(appWith())
+        .post(PATH)
+        .set(bearer(sign(claims)))
+        .set('Content-Type', 'text/plain')
+        .send('anything')
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
 
     it('answers view=claims with Shape B', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith()).get(`${PATH}?view=claims`).set(bearer(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get(`${PATH}?view=claims`)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
 
     it('adds nothing and removes nothing: extra claims stay, an absent sub stays absent', async () => {
       const { sub: _sub, ...withoutSub } = shapeB(NOW, { tenant: 'acme', flags: [1, 2] });
-      const res = await request(appWith()).get(PATH).set(bearer(sign(withoutSub))).expect(200);
+      const res = await request(appWith())
+        .get(PATH)
+        .set(bearer(sign(withoutSub)))
+        .expect(200);
       expect(res.body).toEqual(withoutSub);
       expect(Object.keys(res.body).sort()).toEqual(Object.keys(withoutSub).sort());
     });
 
     it('answers HEAD as Express does: the GET status and headers, no body', async () => {
-      const res = await request(appWith()).head(PATH).set(bearer(sign(shapeB(NOW)))).expect(200);
+      const res = await request(appWith())
+        .head(PATH)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(200);
       expect(res.text).toBeUndefined();
       expectNoStoreJson(res);
       const missing = await request(appWith()).head(PATH).expect(401);
@@ -97,8 +127,14 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it('lives under the mount path, which plays {base_url}', async () => {
       const token = sign(shapeB(NOW));
       await request(appWith()).get('/auth/@users/verify').set(bearer(token)).expect(404);
-      await request(appWith({}, undefined, '/')).get('/auth/@users/verify').set(bearer(token)).expect(200);
-      await request(appWith({}, undefined, '/v1/identity')).get('/v1/identity/auth/@users/verify?').set(bearer(token)).expect(200);
+      await request(appWith({}, undefined, '/'))
+        .get('/auth/@users/verify')
+        .set(bearer(token))
+        .expect(200);
+      await request(appWith({}, undefined, '/v1/identity'))
+        .get('/v1/identity/auth/@users/verify?')
+        .set(bearer(token))
+        .expect(200);
     });
 
     it('tolerates a trailing slash and a percent-encoded @, and leaves other paths to the app', async () => {
@@ -114,49 +150,90 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
   describe('Shape A (view=profile)', () => {
     it('answers { status: "success", user } from the linked google account', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith()).get(`${PATH}?view=profile`).set(sampleClientHeaders(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get(`${PATH}?view=profile`)
+        .set(sampleClientHeaders(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(profileOf(claims));
       expect(res.body).toEqual({
         status: 'success',
-        user: { id: '1098765432123', name: 'Nelly Example', email: 'nelly@example.com', picture: 'https://example.com/nelly.png' },
+        user: {
+          id: '1098765432123',
+          name: 'Nelly Example',
+          email: 'nelly@example.com',
+          picture: 'https://example.com/nelly.png',
+        },
       });
       expectNoStoreJson(res);
     });
 
     it('answers POST ?view=profile the same way', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith()).post(`${PATH}?view=profile`).set(sampleClientHeaders(sign(claims))).send({}).expect(200);
+      const res = await request(appWith())
+        .post(`${PATH}?view=profile`)
+        .set(sampleClientHeaders(sign(claims)))
+        .send({})
+        .expect(200);
       expect(res.body).toEqual(profileOf(claims));
     });
 
     it('is the answer to a request without view when defaultView is "profile"; view=claims still gives Shape B', async () => {
       const claims = shapeB(NOW);
       const app = appWith({}, { defaultView: 'profile' });
-      const profile = await request(app).get(`${PATH}?`).set(bearer(sign(claims))).expect(200);
+      const profile = await request(app)
+        .get(`${PATH}?`)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(profile.body).toEqual(profileOf(claims));
-      const full = await request(app).get(`${PATH}?view=claims`).set(bearer(sign(claims))).expect(200);
+      const full = await request(app)
+        .get(`${PATH}?view=claims`)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(full.body).toEqual(claims);
     });
 
     it('uses an async resolveProfile, which receives the verified claims and the request', async () => {
       const claims = shapeB(NOW);
       const seen: Array<[JwtClaims, string | undefined]> = [];
-      const app = appWith({}, {
-        async resolveProfile(verified, req) {
-          seen.push([verified, req.get('accept')]);
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          return { status: 'success', user: { id: 'u1', name: 'From DB', email: 'db@example.com', picture: 'https://example.com/db.png' } };
+      const app = appWith(
+        {},
+        {
+          async resolveProfile(verified, req) {
+            seen.push([verified, req.get('accept')]);
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            return {
+              status: 'success',
+              user: { id: 'u1', name: 'From DB', email: 'db@example.com', picture: 'https://example.com/db.png' },
+            };
+          },
         },
+      );
+      const res = await request(app)
+        .get(`${PATH}?view=profile`)
+        .set(sampleClientHeaders(sign(claims)))
+        .expect(200);
+      expect(res.body).toEqual({
+        status: 'success',
+        user: { id: 'u1', name: 'From DB', email: 'db@example.com', picture: 'https://example.com/db.png' },
       });
-      const res = await request(app).get(`${PATH}?view=profile`).set(sampleClientHeaders(sign(claims))).expect(200);
-      expect(res.body).toEqual({ status: 'success', user: { id: 'u1', name: 'From DB', email: 'db@example.com', picture: 'https://example.com/db.png' } });
       expect(seen).toEqual([[claims, 'application/json']]);
     });
 
     it('uses a synchronous resolveProfile', async () => {
-      const app = appWith({}, { resolveProfile: (c) => ({ status: 'success', user: { id: String(c.jti), name: 'n', email: 'e', picture: 'p' } }) });
+      const app = appWith(
+        {},
+        {
+          resolveProfile: (c) => ({
+            status: 'success',
+            user: { id: String(c.jti), name: 'n', email: 'e', picture: 'p' },
+          }),
+        },
+      );
       const claims = shapeB(NOW);
-      const res = await request(app).get(`${PATH}?view=profile`).set(bearer(sign(claims))).expect(200);
+      const res = await request(app)
+        .get(`${PATH}?view=profile`)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body.user.id).toBe(claims.jti);
     });
   });
@@ -194,9 +271,14 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers 401 for a revoked token and uses the configured realm', async () => {
       const app = appWith({ realm: 'identity', isRevoked: () => true });
-      const res = await request(app).get(PATH).set(bearer(sign(shapeB(NOW)))).expect(401);
+      const res = await request(app)
+        .get(PATH)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="identity", error="invalid_token", error_description="Invalid access token"');
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="identity", error="invalid_token", error_description="Invalid access token"',
+      );
     });
   });
 
@@ -209,7 +291,10 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       ['a repeated parameter, even with equal values', '?view=claims&view=claims'],
       ['a repeated parameter with both values', '?view=claims&view=profile'],
     ])('answers 400 for %s', async (_case, query) => {
-      const res = await request(appWith()).get(`${PATH}${query}`).set(bearer(sign(shapeB(NOW)))).expect(400);
+      const res = await request(appWith())
+        .get(`${PATH}${query}`)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(400);
       expect(res.body).toEqual(INVALID_VIEW);
       expect(res.headers['www-authenticate']).toBeUndefined();
       expectNoStoreJson(res);
@@ -223,7 +308,10 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('ignores other query parameters, including view-like names', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith()).get(`${PATH}?views=profile&view%5B%5D=x&cb=1`).set(bearer(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get(`${PATH}?views=profile&view%5B%5D=x&cb=1`)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
   });
@@ -245,13 +333,18 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       const token = sign(shapeB(NOW, { scopes }));
       const res = await request(appWith()).get(`${PATH}?view=profile`).set(bearer(token)).expect(403);
       expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify profile email"');
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="identify profile email"',
+      );
       expectNoStoreJson(res);
     });
 
     it('lets Shape B through with identify alone', async () => {
       const claims = shapeB(NOW, { scopes: ['identify'] });
-      const res = await request(appWith()).get(PATH).set(bearer(sign(claims))).expect(200);
+      const res = await request(appWith())
+        .get(PATH)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
     });
 
@@ -259,19 +352,38 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       const app = appWith({}, { requiredScopes: ['identify', 'google'] });
       const token = sign(shapeB(NOW, { scopes: ['identify', 'email', 'profile'] }));
       const claims = await request(app).get(PATH).set(bearer(token)).expect(403);
-      expect(claims.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify google"');
+      expect(claims.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="identify google"',
+      );
       const profile = await request(app).get(`${PATH}?view=profile`).set(bearer(token)).expect(403);
-      expect(profile.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify google profile email"');
+      expect(profile.headers['www-authenticate']).toBe(
+        'Bearer realm="api", error="insufficient_scope", scope="identify google profile email"',
+      );
     });
 
     it('accepts requiredScopes as { any } and [] (no scope for Shape B)', async () => {
       const anyApp = appWith({}, { requiredScopes: { any: ['discord', 'roblox'] } });
-      await request(anyApp).get(PATH).set(bearer(sign(shapeB(NOW, { scopes: ['roblox'] })))).expect(200);
-      await request(anyApp).get(PATH).set(bearer(sign(shapeB(NOW, { scopes: ['identify'] })))).expect(403);
+      await request(anyApp)
+        .get(PATH)
+        .set(bearer(sign(shapeB(NOW, { scopes: ['roblox'] }))))
+        .expect(200);
+      await request(anyApp)
+        .get(PATH)
+        .set(bearer(sign(shapeB(NOW, { scopes: ['identify'] }))))
+        .expect(403);
       const none = appWith({}, { requiredScopes: [] });
-      await request(none).get(PATH).set(bearer(sign(shapeB(NOW, { scopes: [] })))).expect(200);
-      await request(none).get(`${PATH}?view=profile`).set(bearer(sign(shapeB(NOW, { scopes: ['profile'] })))).expect(403);
-      await request(none).get(`${PATH}?view=profile`).set(bearer(sign(shapeB(NOW, { scopes: ['profile', 'email'] })))).expect(200);
+      await request(none)
+        .get(PATH)
+        .set(bearer(sign(shapeB(NOW, { scopes: [] }))))
+        .expect(200);
+      await request(none)
+        .get(`${PATH}?view=profile`)
+        .set(bearer(sign(shapeB(NOW, { scopes: ['profile'] }))))
+        .expect(403);
+      await request(none)
+        .get(`${PATH}?view=profile`)
+        .set(bearer(sign(shapeB(NOW, { scopes: ['profile', 'email'] }))))
+        .expect(200);
     });
 
     it('answers 403 before 404: no google account and no profile scope', async () => {
@@ -291,30 +403,42 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it("answers 404 in claims: 'jwt' mode when the google entry lacks a field", async () => {
       const token = sign(shapeB(NOW, { providers: { google: { id: 'g', email: 'a@example.com', name: 'A' } } }));
-      const res = await request(appWith({ claims: 'jwt' })).get(`${PATH}?view=profile`).set(bearer(token)).expect(404);
+      const res = await request(appWith({ claims: 'jwt' }))
+        .get(`${PATH}?view=profile`)
+        .set(bearer(token))
+        .expect(404);
       expect(res.body).toEqual(NO_PROFILE);
     });
 
     it('answers 404 when resolveProfile returns undefined or null (sync or async)', async () => {
       const token = sign(shapeB(NOW));
       for (const resolveProfile of [() => undefined, () => null, async () => undefined, async () => null]) {
-        const res = await request(appWith({}, { resolveProfile })).get(`${PATH}?view=profile`).set(bearer(token)).expect(404);
+        const res = await request(appWith({}, { resolveProfile }))
+          .get(`${PATH}?view=profile`)
+          .set(bearer(token))
+          .expect(404);
         expect(res.body).toEqual(NO_PROFILE);
       }
     });
   });
 
   describe('405 (other methods)', () => {
-    it.each(['put', 'patch', 'delete'] as const)('answers %s with Allow and the error body, before looking at the token', async (method) => {
-      const res = await request(appWith())[method](PATH).expect(405);
-      expect(res.body).toEqual({ status: 'error', message: 'Method not allowed' });
-      expect(res.headers.allow).toBe('GET, HEAD, POST');
-      expect(res.headers['www-authenticate']).toBeUndefined();
-      expectNoStoreJson(res);
-    });
+    it.each(['put', 'patch', 'delete'] as const)(
+      'answers %s with Allow and the error body, before looking at the token',
+      async (method) => {
+        const res = await request(appWith())[method](PATH).expect(405);
+        expect(res.body).toEqual({ status: 'error', message: 'Method not allowed' });
+        expect(res.headers.allow).toBe('GET, HEAD, POST');
+        expect(res.headers['www-authenticate']).toBeUndefined();
+        expectNoStoreJson(res);
+      },
+    );
 
     it('answers a plain OPTIONS (not a CORS preflight) with 405', async () => {
-      const res = await request(appWith()).options(PATH).set(bearer(sign(shapeB(NOW)))).expect(405);
+      const res = await request(appWith())
+        .options(PATH)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(405);
       expect(res.headers.allow).toBe('GET, HEAD, POST');
       expect(res.body).toEqual({ status: 'error', message: 'Method not allowed' });
     });
@@ -326,7 +450,8 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       app.options('/api/auth/@users/verify', (_req: Request, res: Response) => {
         res.set('Access-Control-Allow-Methods', 'GET, POST').status(204).end();
       });
-      const res = await request(app).options(PATH)
+      const res = await request(app)
+        .options(PATH)
         .set('Origin', 'https://app.example.com')
         .set('Access-Control-Request-Method', 'GET')
         .set('Access-Control-Request-Headers', 'authorization, content-type')
@@ -339,30 +464,59 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     const SECRET_TEXT = 'db password hunter2 at 10.0.0.7';
 
     it.each([
-      ['throws', () => { throw new Error(SECRET_TEXT); }],
-      ['rejects', async () => { throw new Error(SECRET_TEXT); }],
-      ['throws a non-Error', () => { throw SECRET_TEXT; }],
-    ])('answers Internal server error when resolveProfile %s, without a trace of its text', async (_case, resolveProfile) => {
-      const failures: TokenAuthError[] = [];
-      const app = appWith({ onError: (err) => failures.push(err) }, { resolveProfile });
-      const res = await request(app).get(`${PATH}?view=profile`).set(bearer(sign(shapeB(NOW)))).expect(500);
-      expect(res.body).toEqual(INTERNAL);
-      expect(res.text).not.toContain('hunter2');
-      expect(res.text).not.toContain('at ');
-      expect(res.headers['www-authenticate']).toBeUndefined();
-      expectNoStoreJson(res);
-      expect(failures.map((f) => [f.code, f.reason])).toEqual([['internal', 'resolveProfile-threw']]);
-    });
+      [
+        'throws',
+        () => {
+          throw new Error(SECRET_TEXT);
+        },
+      ],
+      [
+        'rejects',
+        async () => {
+          throw new Error(SECRET_TEXT);
+        },
+      ],
+      [
+        'throws a non-Error',
+        () => {
+          throw SECRET_TEXT;
+        },
+      ],
+    ])(
+      'answers Internal server error when resolveProfile %s, without a trace of its text',
+      async (_case, resolveProfile) => {
+        const failures: TokenAuthError[] = [];
+        const app = appWith({ onError: (err) => failures.push(err) }, { resolveProfile });
+        const res = await request(app)
+          .get(`${PATH}?view=profile`)
+          .set(bearer(sign(shapeB(NOW))))
+          .expect(500);
+        expect(res.body).toEqual(INTERNAL);
+        expect(res.text).not.toContain('hunter2');
+        expect(res.text).not.toContain('at ');
+        expect(res.headers['www-authenticate']).toBeUndefined();
+        expectNoStoreJson(res);
+        expect(failures.map((f) => [f.code, f.reason])).toEqual([['internal', 'resolveProfile-threw']]);
+      },
+    );
 
     it('answers 500 when resolveProfile returns something that is not Shape A', async () => {
       const resolveProfile = (() => ({ user: { id: 'x' } })) as unknown as VerifyRouterOptions['resolveProfile'];
-      const res = await request(appWith({}, { resolveProfile })).get(`${PATH}?view=profile`).set(bearer(sign(shapeB(NOW)))).expect(500);
+      const res = await request(appWith({}, { resolveProfile }))
+        .get(`${PATH}?view=profile`)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(500);
       expect(res.body).toEqual(INTERNAL);
     });
 
     it('does not call resolveProfile for Shape B', async () => {
-      const resolveProfile = jest.fn(() => { throw new Error('not for claims'); });
-      await request(appWith({}, { resolveProfile })).get(PATH).set(bearer(sign(shapeB(NOW)))).expect(200);
+      const resolveProfile = jest.fn(() => {
+        throw new Error('not for claims');
+      });
+      await request(appWith({}, { resolveProfile }))
+        .get(PATH)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(200);
       expect(resolveProfile).not.toHaveBeenCalled();
     });
   });
@@ -422,8 +576,15 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it('passes a throwing resolveProfile as an internal error; the renderer shows none of its text', async () => {
-      const { app, seen } = nextApp({ resolveProfile: () => { throw new Error('hunter2'); } });
-      const res = await request(app).get(`${PATH}?view=profile`).set(bearer(sign(shapeB(NOW)))).expect(500);
+      const { app, seen } = nextApp({
+        resolveProfile: () => {
+          throw new Error('hunter2');
+        },
+      });
+      const res = await request(app)
+        .get(`${PATH}?view=profile`)
+        .set(bearer(sign(shapeB(NOW))))
+        .expect(500);
       expect((seen[0] as TokenAuthError).code).toBe('internal');
       expect(res.body).toEqual(INTERNAL);
       expect(res.text).not.toContain('hunter2');
@@ -432,7 +593,10 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it('still answers successes itself', async () => {
       const claims = shapeB(NOW);
       const { app, seen } = nextApp();
-      const res = await request(app).get(PATH).set(bearer(sign(claims))).expect(200);
+      const res = await request(app)
+        .get(PATH)
+        .set(bearer(sign(claims)))
+        .expect(200);
       expect(res.body).toEqual(claims);
       expect(seen).toEqual([]);
     });
@@ -456,7 +620,13 @@ describe('verifyRouter options', () => {
 
   it('accepts no options and each documented option', () => {
     expect(typeof auth.verifyRouter()).toBe('function');
-    expect(typeof auth.verifyRouter({ defaultView: 'profile', requiredScopes: { all: ['identify'] }, resolveProfile: () => undefined })).toBe('function');
+    expect(
+      typeof auth.verifyRouter({
+        defaultView: 'profile',
+        requiredScopes: { all: ['identify'] },
+        resolveProfile: () => undefined,
+      }),
+    ).toBe('function');
   });
 });
 
@@ -468,17 +638,24 @@ describe('top-level verifyRouter (environment-configured)', () => {
   });
 
   it('throws a TypeError naming the key variables at set-up when nothing is configured', () => {
-    for (const name of ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL']) delete process.env[name];
+    for (const name of ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'])
+      delete process.env[name];
     expect(() => verifyRouter()).toThrow(TypeError);
     expect(() => verifyRouter()).toThrow(/TOKEN_SECRET/);
   });
 
-  it.each(EXPRESS_VERSIONS)('serves the endpoint from TOKEN_SECRET, TOKEN_ISSUER and TOKEN_AUDIENCE through %s', async (_name, express) => {
-    Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
-    const app = express();
-    app.use('/api', verifyRouter({ defaultView: 'profile' }));
-    const claims = shapeB(Math.floor(Date.now() / 1000));
-    const res = await request(app).get(`${PATH}?`).set(sampleClientHeaders(sign(claims))).expect(200);
-    expect(res.body).toEqual(profileOf(claims));
-  });
+  it.each(EXPRESS_VERSIONS)(
+    'serves the endpoint from TOKEN_SECRET, TOKEN_ISSUER and TOKEN_AUDIENCE through %s',
+    async (_name, express) => {
+      Object.assign(process.env, { TOKEN_SECRET: SECRET, TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE });
+      const app = express();
+      app.use('/api', verifyRouter({ defaultView: 'profile' }));
+      const claims = shapeB(Math.floor(Date.now() / 1000));
+      const res = await request(app)
+        .get(`${PATH}?`)
+        .set(sampleClientHeaders(sign(claims)))
+        .expect(200);
+      expect(res.body).toEqual(profileOf(claims));
+    },
+  );
 });

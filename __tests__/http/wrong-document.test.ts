@@ -19,14 +19,31 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-const make = (options: Record<string, unknown>) => () => createTokenAuth({ audience: AUDIENCE, ...options } as unknown as TokenAuthOptions).close();
+const make = (options: Record<string, unknown>) => () =>
+  createTokenAuth({ audience: AUDIENCE, ...options } as unknown as TokenAuthOptions).close();
 
 describe('a key address of the wrong kind, named at createTokenAuth', () => {
   it.each([
-    ['a JWKS under /.well-known/ as issuerBaseURL', { issuerBaseURL: 'https://as.example/.well-known/jwks.json' }, /"issuerBaseURL": issuerBaseURL points at a JWKS; use key: \{ jwksUri \}/],
-    ['a metadata address as issuerBaseURL', { issuerBaseURL: 'https://as.example/realms/x/.well-known/openid-configuration' }, /give the issuer itself \("https:\/\/as.example\/realms\/x"\)/],
-    ['an RFC 8414 metadata address as issuerBaseURL', { issuerBaseURL: 'https://as.example/.well-known/oauth-authorization-server/t1' }, /give the issuer itself \("https:\/\/as.example\/t1"\)/],
-    ['a metadata address as key.jwksUri', { key: { jwksUri: 'https://as.example/realms/x/.well-known/openid-configuration' }, issuer: 'x' }, /"key.jwksUri" is a discovery metadata address, not a JWKS: use issuerBaseURL: "https:\/\/as.example\/realms\/x"/],
+    [
+      'a JWKS under /.well-known/ as issuerBaseURL',
+      { issuerBaseURL: 'https://as.example/.well-known/jwks.json' },
+      /"issuerBaseURL": issuerBaseURL points at a JWKS; use key: \{ jwksUri \}/,
+    ],
+    [
+      'a metadata address as issuerBaseURL',
+      { issuerBaseURL: 'https://as.example/realms/x/.well-known/openid-configuration' },
+      /give the issuer itself \("https:\/\/as.example\/realms\/x"\)/,
+    ],
+    [
+      'an RFC 8414 metadata address as issuerBaseURL',
+      { issuerBaseURL: 'https://as.example/.well-known/oauth-authorization-server/t1' },
+      /give the issuer itself \("https:\/\/as.example\/t1"\)/,
+    ],
+    [
+      'a metadata address as key.jwksUri',
+      { key: { jwksUri: 'https://as.example/realms/x/.well-known/openid-configuration' }, issuer: 'x' },
+      /"key.jwksUri" is a discovery metadata address, not a JWKS: use issuerBaseURL: "https:\/\/as.example\/realms\/x"/,
+    ],
   ])('throws a TypeError for %s', (_case, options, message) => {
     expect(make(options)).toThrow(TypeError);
     expect(make(options)).toThrow(message);
@@ -42,7 +59,12 @@ describe.each(EXPRESS_VERSIONS)('a key address of the wrong kind, at request tim
   /** An app on `options` whose onError keeps every failure; a token signed by the JWKS's key, with `iss`. */
   async function call(options: Partial<TokenAuthOptions>, iss: string) {
     const failures: TokenAuthError[] = [];
-    const auth = createTokenAuth({ audience: AUDIENCE, claims: 'jwt', onError: (err) => failures.push(err), ...options } as TokenAuthOptions);
+    const auth = createTokenAuth({
+      audience: AUDIENCE,
+      claims: 'jwt',
+      onError: (err) => failures.push(err),
+      ...options,
+    } as TokenAuthOptions);
     opened.push(auth);
     const app = express();
     app.get('/me', auth.requireVerifiedUser(), (_req, res) => res.json({ ok: true }));
@@ -52,13 +74,20 @@ describe.each(EXPRESS_VERSIONS)('a key address of the wrong kind, at request tim
   }
 
   it('answers 503 with reason jwks-is-metadata, and a hint naming issuerBaseURL and the jwks_uri, when key.jwksUri serves metadata', async () => {
-    const server = await startLoopbackServer((_req, res) => json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/keys` }));
+    const server = await startLoopbackServer((_req, res) =>
+      json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/keys` }),
+    );
     servers.push(server);
-    const { res, failure } = await call({ key: { jwksUri: `${server.origin}/config` }, issuer: server.origin }, server.origin);
+    const { res, failure } = await call(
+      { key: { jwksUri: `${server.origin}/config` }, issuer: server.origin },
+      server.origin,
+    );
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
     expect(failure.reason).toBe('jwks-is-metadata');
-    expect(failure.hint).toBe(`key.jwksUri points at discovery metadata, not a JWKS; use issuerBaseURL: "${server.origin}" or key: { jwksUri: "${server.origin}/keys" }`);
+    expect(failure.hint).toBe(
+      `key.jwksUri points at discovery metadata, not a JWKS; use issuerBaseURL: "${server.origin}" or key: { jwksUri: "${server.origin}/keys" }`,
+    );
   });
 
   it('answers 503 with reason discovery-is-jwks, and the hint "use key: { jwksUri }", when issuerBaseURL serves a JWKS', async () => {
@@ -77,14 +106,19 @@ describe.each(EXPRESS_VERSIONS)('a key address of the wrong kind, at request tim
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
     expect(failure.reason).toBe('iss');
-    expect(failure.hint).toBe(`expected iss "${server.origin}/jwks", from option "issuerBaseURL"; issuerBaseURL points at a JWKS; use key: { jwksUri } (and issuer) instead`);
+    expect(failure.hint).toBe(
+      `expected iss "${server.origin}/jwks", from option "issuerBaseURL"; issuerBaseURL points at a JWKS; use key: { jwksUri } (and issuer) instead`,
+    );
     expect(server.requests).toBe(0);
   });
 
   it('names the accepted issuers in the hint of an iss refusal with option issuer', async () => {
     const server = await startLoopbackServer((_req, res) => json(res, 200, JWKS));
     servers.push(server);
-    const { res, failure } = await call({ key: { jwksUri: `${server.origin}/jwks` }, issuer: ['https://a.example', 'https://b.example'] }, 'https://c.example');
+    const { res, failure } = await call(
+      { key: { jwksUri: `${server.origin}/jwks` }, issuer: ['https://a.example', 'https://b.example'] },
+      'https://c.example',
+    );
     expect(res.status).toBe(401);
     expect(failure.reason).toBe('iss');
     expect(failure.hint).toBe('expected iss "https://a.example" or "https://b.example", from option "issuer"');

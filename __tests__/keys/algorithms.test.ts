@@ -25,7 +25,19 @@ describe('which algorithms a key may verify (no key confusion)', () => {
   ])('%s verifies only its own family', (_case, key, family, inferred) => {
     expect(algorithmsForKey(key)).toEqual(family);
     expect(defaultAlgorithm(key)).toBe(inferred);
-    for (const alg of ['HS256', 'HS384', 'HS512', 'RS256', 'PS256', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'none']) {
+    for (const alg of [
+      'HS256',
+      'HS384',
+      'HS512',
+      'RS256',
+      'PS256',
+      'ES256',
+      'ES384',
+      'ES512',
+      'EdDSA',
+      'Ed25519',
+      'none',
+    ]) {
       expect(keyFitsAlgorithm(key, alg)).toBe(family.includes(alg));
     }
   });

@@ -7,33 +7,63 @@ import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loop
 import { rejection } from '../fixtures/rejection';
 
 const AUDIENCE = 'https://api.example.test';
-const make = (options: Record<string, unknown>) => () => createTokenAuth({ audience: AUDIENCE, claims: 'jwt', ...options } as unknown as TokenAuthOptions).close();
+const make = (options: Record<string, unknown>) => () =>
+  createTokenAuth({ audience: AUDIENCE, claims: 'jwt', ...options } as unknown as TokenAuthOptions).close();
 
 describe('issuerBaseURL validation (at createTokenAuth, never at request time)', () => {
   it.each([
-    ['together with key', { issuerBaseURL: 'https://as.example', key: { jwksUri: 'https://as.example/jwks' } }, /"issuerBaseURL" replaces "key"/],
-    ['together with issuer', { issuerBaseURL: 'https://as.example', issuer: 'https://as.example' }, /"issuerBaseURL" replaces "issuer"/],
-    ['together with issuer: false', { issuerBaseURL: 'https://as.example', issuer: false }, /"issuerBaseURL" replaces "issuer"/],
+    [
+      'together with key',
+      { issuerBaseURL: 'https://as.example', key: { jwksUri: 'https://as.example/jwks' } },
+      /"issuerBaseURL" replaces "key"/,
+    ],
+    [
+      'together with issuer',
+      { issuerBaseURL: 'https://as.example', issuer: 'https://as.example' },
+      /"issuerBaseURL" replaces "issuer"/,
+    ],
+    [
+      'together with issuer: false',
+      { issuerBaseURL: 'https://as.example', issuer: false },
+      /"issuerBaseURL" replaces "issuer"/,
+    ],
     ['an empty array', { issuerBaseURL: [] }, /"issuerBaseURL" must be a URL string or a non-empty array/],
     ['not a string', { issuerBaseURL: 42 }, /"issuerBaseURL" must be a URL string/],
-    ['an array holding a non-string', { issuerBaseURL: ['https://a.example', 7] }, /"issuerBaseURL\[1\]" must be a URL string/],
+    [
+      'an array holding a non-string',
+      { issuerBaseURL: ['https://a.example', 7] },
+      /"issuerBaseURL\[1\]" must be a URL string/,
+    ],
     ['not a URL', { issuerBaseURL: 'as.example' }, /"issuerBaseURL" is not a valid absolute URL/],
     ['plain http on a public host', { issuerBaseURL: 'http://as.example' }, /"issuerBaseURL" must be an https: URL/],
     ['another scheme', { issuerBaseURL: 'ftp://as.example' }, /"issuerBaseURL" must be an https: URL/],
     ['credentials', { issuerBaseURL: 'https://user:pw@as.example' }, /must not contain credentials/],
     ['a query string', { issuerBaseURL: 'https://as.example/?tenant=1' }, /must not contain a query string/],
     ['a fragment', { issuerBaseURL: 'https://as.example/#x' }, /must not contain a fragment/],
-    ['the same issuer twice', { issuerBaseURL: ['https://as.example/t', 'https://as.example/t'] }, /names "https:\/\/as.example\/t" twice/],
-    ['the same issuer twice, once with a trailing slash', { issuerBaseURL: ['https://as.example/t', 'https://as.example/t/'] }, /twice/],
-    ['an HMAC algorithm', { issuerBaseURL: 'https://as.example', algorithms: ['HS256'] }, /HS\* algorithm with issuerBaseURL/],
+    [
+      'the same issuer twice',
+      { issuerBaseURL: ['https://as.example/t', 'https://as.example/t'] },
+      /names "https:\/\/as.example\/t" twice/,
+    ],
+    [
+      'the same issuer twice, once with a trailing slash',
+      { issuerBaseURL: ['https://as.example/t', 'https://as.example/t/'] },
+      /twice/,
+    ],
+    [
+      'an HMAC algorithm',
+      { issuerBaseURL: 'https://as.example', algorithms: ['HS256'] },
+      /HS\* algorithm with issuerBaseURL/,
+    ],
   ])('throws a TypeError for %s', (_case, options, message) => {
     expect(make(options)).toThrow(TypeError);
     expect(make(options)).toThrow(message);
   });
 
   it('still requires audience', () => {
-    expect(() => createTokenAuth({ issuerBaseURL: 'https://as.example', claims: 'jwt' } as unknown as TokenAuthOptions))
-      .toThrow(/option "audience" is required/);
+    expect(() =>
+      createTokenAuth({ issuerBaseURL: 'https://as.example', claims: 'jwt' } as unknown as TokenAuthOptions),
+    ).toThrow(/option "audience" is required/);
   });
 
   it('requires key when issuerBaseURL is absent', () => {
@@ -55,10 +85,26 @@ describe('issuerBaseURL validation (at createTokenAuth, never at request time)',
 
 describe('metadataUrls', () => {
   it.each([
-    ['https://as.example', 'https://as.example/.well-known/openid-configuration', 'https://as.example/.well-known/oauth-authorization-server'],
-    ['https://as.example/', 'https://as.example/.well-known/openid-configuration', 'https://as.example/.well-known/oauth-authorization-server'],
-    ['https://as.example/tenant/1', 'https://as.example/tenant/1/.well-known/openid-configuration', 'https://as.example/.well-known/oauth-authorization-server/tenant/1'],
-    ['https://as.example:8443/t/', 'https://as.example:8443/t/.well-known/openid-configuration', 'https://as.example:8443/.well-known/oauth-authorization-server/t'],
+    [
+      'https://as.example',
+      'https://as.example/.well-known/openid-configuration',
+      'https://as.example/.well-known/oauth-authorization-server',
+    ],
+    [
+      'https://as.example/',
+      'https://as.example/.well-known/openid-configuration',
+      'https://as.example/.well-known/oauth-authorization-server',
+    ],
+    [
+      'https://as.example/tenant/1',
+      'https://as.example/tenant/1/.well-known/openid-configuration',
+      'https://as.example/.well-known/oauth-authorization-server/tenant/1',
+    ],
+    [
+      'https://as.example:8443/t/',
+      'https://as.example:8443/t/.well-known/openid-configuration',
+      'https://as.example:8443/.well-known/oauth-authorization-server/t',
+    ],
   ])('for %s: OIDC appends, RFC 8414 §3.1 inserts between host and path', (base, openid, oauth) => {
     expect(metadataUrls(new URL(base))).toEqual({ openid, oauth });
   });
@@ -66,35 +112,69 @@ describe('metadataUrls', () => {
 
 describe('TOKEN_ISSUER_BASE_URL', () => {
   it('reads one base URL, or a comma list for several issuers', () => {
-    expect(optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example/', TOKEN_AUDIENCE: AUDIENCE }))
-      .toEqual({ issuerBaseURL: 'https://a.example/', audience: AUDIENCE });
-    expect(optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example, https://b.example', TOKEN_AUDIENCE: AUDIENCE, TOKEN_ALGORITHMS: 'EdDSA' }))
-      .toEqual({ issuerBaseURL: ['https://a.example', 'https://b.example'], audience: AUDIENCE, algorithms: ['EdDSA'] });
+    expect(optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example/', TOKEN_AUDIENCE: AUDIENCE })).toEqual({
+      issuerBaseURL: 'https://a.example/',
+      audience: AUDIENCE,
+    });
+    expect(
+      optionsFromEnv({
+        TOKEN_ISSUER_BASE_URL: 'https://a.example, https://b.example',
+        TOKEN_AUDIENCE: AUDIENCE,
+        TOKEN_ALGORITHMS: 'EdDSA',
+      }),
+    ).toEqual({ issuerBaseURL: ['https://a.example', 'https://b.example'], audience: AUDIENCE, algorithms: ['EdDSA'] });
   });
 
   it('takes TOKEN_CLAIMS and TOKEN_SCOPE_CLAIM with it, as every key variable does', () => {
-    expect(optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE, TOKEN_CLAIMS: 'at+jwt', TOKEN_SCOPE_CLAIM: 'scp' }))
-      .toEqual({ issuerBaseURL: 'https://a.example', audience: AUDIENCE, claims: 'at+jwt', scopeClaim: ['scp'] });
+    expect(
+      optionsFromEnv({
+        TOKEN_ISSUER_BASE_URL: 'https://a.example',
+        TOKEN_AUDIENCE: AUDIENCE,
+        TOKEN_CLAIMS: 'at+jwt',
+        TOKEN_SCOPE_CLAIM: 'scp',
+      }),
+    ).toEqual({ issuerBaseURL: 'https://a.example', audience: AUDIENCE, claims: 'at+jwt', scopeClaim: ['scp'] });
   });
 
   it('is a key variable: refused together with another one', () => {
-    expect(() => optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example', TOKEN_JWKS_URI: 'https://a.example/jwks', TOKEN_AUDIENCE: AUDIENCE }))
-      .toThrow(/set only one of/);
+    expect(() =>
+      optionsFromEnv({
+        TOKEN_ISSUER_BASE_URL: 'https://a.example',
+        TOKEN_JWKS_URI: 'https://a.example/jwks',
+        TOKEN_AUDIENCE: AUDIENCE,
+      }),
+    ).toThrow(/set only one of/);
   });
 
   it('passes TOKEN_ISSUER on, for createTokenAuth to refuse', () => {
-    const options = optionsFromEnv({ TOKEN_ISSUER_BASE_URL: 'https://a.example', TOKEN_ISSUER: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE });
+    const options = optionsFromEnv({
+      TOKEN_ISSUER_BASE_URL: 'https://a.example',
+      TOKEN_ISSUER: 'https://a.example',
+      TOKEN_AUDIENCE: AUDIENCE,
+    });
     expect(() => createTokenAuth(options)).toThrow(/"issuerBaseURL" replaces "issuer"/);
   });
 });
 
 describe('discovery.timeout: one refresh of metadata and key set together', () => {
   it.each([
-    ['without issuerBaseURL', { key: { secret: 'x'.repeat(32) }, issuer: 'i', discovery: { timeout: 1 } }, /"discovery" applies only with issuerBaseURL/],
+    [
+      'without issuerBaseURL',
+      { key: { secret: 'x'.repeat(32) }, issuer: 'i', discovery: { timeout: 1 } },
+      /"discovery" applies only with issuerBaseURL/,
+    ],
     ['not an object', { issuerBaseURL: 'https://as.example', discovery: '1s' }, /"discovery" must be an object/],
-    ['zero', { issuerBaseURL: 'https://as.example', discovery: { timeout: 0 } }, /"discovery.timeout" must be more than zero/],
+    [
+      'zero',
+      { issuerBaseURL: 'https://as.example', discovery: { timeout: 0 } },
+      /"discovery.timeout" must be more than zero/,
+    ],
     ['not a duration', { issuerBaseURL: 'https://as.example', discovery: { timeout: 'soon' } }, /discovery\.timeout/],
-    ['an unknown field', { issuerBaseURL: 'https://as.example', discovery: { cooldown: 1 } }, /unknown option "discovery.cooldown"/],
+    [
+      'an unknown field',
+      { issuerBaseURL: 'https://as.example', discovery: { cooldown: 1 } },
+      /unknown option "discovery.cooldown"/,
+    ],
   ])('throws a TypeError at createTokenAuth for a discovery option %s', (_case, options, message) => {
     expect(make(options)).toThrow(TypeError);
     expect(make(options)).toThrow(message);
@@ -116,7 +196,10 @@ describe('discovery.timeout: one refresh of metadata and key set together', () =
   };
 
   /** An authorization server whose metadata and key set each answer as the test says. */
-  async function authorizationServer(behaviour: { metadata: (res: ServerResponse) => void; keys: (res: ServerResponse) => void }) {
+  async function authorizationServer(behaviour: {
+    metadata: (res: ServerResponse) => void;
+    keys: (res: ServerResponse) => void;
+  }) {
     const server: LoopbackServer = await startLoopbackServer((req, res) => {
       if (req.url === '/.well-known/openid-configuration') behaviour.metadata(res);
       else if (req.url === '/keys') behaviour.keys(res);
@@ -125,8 +208,10 @@ describe('discovery.timeout: one refresh of metadata and key set together', () =
     servers.push(server);
     return server;
   }
-  const metadataOf = (server: LoopbackServer) => (res: ServerResponse) => json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/keys` });
-  const keySet = (kids: string[]) => (res: ServerResponse) => json(res, 200, { keys: kids.map((kid) => ({ ...key.publicKey.export({ format: 'jwk' }), kid })) });
+  const metadataOf = (server: LoopbackServer) => (res: ServerResponse) =>
+    json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/keys` });
+  const keySet = (kids: string[]) => (res: ServerResponse) =>
+    json(res, 200, { keys: kids.map((kid) => ({ ...key.publicKey.export({ format: 'jwk' }), kid })) });
 
   function auth(issuerBaseURL: string, timeout: string): TokenAuth {
     const made = createTokenAuth({ issuerBaseURL, audience: AUDIENCE, claims: 'jwt', clock, discovery: { timeout } });

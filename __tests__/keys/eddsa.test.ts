@@ -62,7 +62,10 @@ describe('EdDSA keys in every form', () => {
 
   it('refuses Ed25519 when only EdDSA is accepted (the inferred default)', async () => {
     const verifier = auth({ key: { publicKey: ed25519.publicKey } });
-    expect(await rejection(verifier.verify(token(ed25519.privateKey, 'Ed25519')))).toMatchObject({ code: 'invalid_token', reason: 'alg' });
+    expect(await rejection(verifier.verify(token(ed25519.privateKey, 'Ed25519')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'alg',
+    });
   });
 
   it('verifies EdDSA with an Ed448 key', async () => {
@@ -71,32 +74,54 @@ describe('EdDSA keys in every form', () => {
   });
 
   it('refuses the Ed25519 algorithm for an Ed448 key at set-up', () => {
-    expect(() => createTokenAuth({ key: { publicKey: ed448.publicKey }, algorithms: ['Ed25519'], issuer: ISSUER, audience: AUDIENCE }))
-      .toThrow(/names Ed25519, which this public key cannot verify/);
+    expect(() =>
+      createTokenAuth({
+        key: { publicKey: ed448.publicKey },
+        algorithms: ['Ed25519'],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      }),
+    ).toThrow(/names Ed25519, which this public key cannot verify/);
   });
 
   it('refuses RS256 for an Ed25519 key, and EdDSA for an RSA key, at set-up', () => {
-    expect(() => createTokenAuth({ key: { publicKey: ed25519.publicKey }, algorithms: ['RS256'], issuer: ISSUER, audience: AUDIENCE }))
-      .toThrow(TypeError);
-    expect(() => createTokenAuth({ key: { publicKey: rsa.publicKey }, algorithms: ['EdDSA'], issuer: ISSUER, audience: AUDIENCE }))
-      .toThrow(TypeError);
+    expect(() =>
+      createTokenAuth({
+        key: { publicKey: ed25519.publicKey },
+        algorithms: ['RS256'],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      }),
+    ).toThrow(TypeError);
+    expect(() =>
+      createTokenAuth({ key: { publicKey: rsa.publicKey }, algorithms: ['EdDSA'], issuer: ISSUER, audience: AUDIENCE }),
+    ).toThrow(TypeError);
   });
 });
 
 describe('key and algorithm fit at verification (resolver keys)', () => {
   it('never lets an Ed25519 key verify an RS256 token', async () => {
     const verifier = auth({ key: () => ed25519.publicKey, algorithms: ['RS256', 'EdDSA'] });
-    expect(await rejection(verifier.verify(token(rsa.privateKey, 'RS256')))).toMatchObject({ code: 'invalid_token', reason: 'key-mismatch' });
+    expect(await rejection(verifier.verify(token(rsa.privateKey, 'RS256')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'key-mismatch',
+    });
   });
 
   it('never lets an RSA key verify an EdDSA token', async () => {
     const verifier = auth({ key: () => rsa.publicKey, algorithms: ['RS256', 'EdDSA'] });
-    expect(await rejection(verifier.verify(token(ed25519.privateKey, 'EdDSA')))).toMatchObject({ code: 'invalid_token', reason: 'key-mismatch' });
+    expect(await rejection(verifier.verify(token(ed25519.privateKey, 'EdDSA')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'key-mismatch',
+    });
   });
 
   it('never lets an Ed448 key verify an Ed25519 token', async () => {
     const verifier = auth({ key: () => ed448.publicKey, algorithms: ['Ed25519'] });
-    expect(await rejection(verifier.verify(token(ed25519.privateKey, 'Ed25519')))).toMatchObject({ code: 'invalid_token', reason: 'key-mismatch' });
+    expect(await rejection(verifier.verify(token(ed25519.privateKey, 'Ed25519')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'key-mismatch',
+    });
   });
 });
 
@@ -110,7 +135,10 @@ describe('EdDSA from a JWKS', () => {
     try {
       const verifier = auth({ key: { jwksUri: issuer.jwksUri as string } });
       const signed = issuer.sign();
-      expect(JSON.parse(Buffer.from(signed.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'EdDSA', kid: issuer.kid });
+      expect(JSON.parse(Buffer.from(signed.split('.')[0], 'base64url').toString())).toMatchObject({
+        alg: 'EdDSA',
+        kid: issuer.kid,
+      });
       await expect(verifier.verify(signed)).resolves.toMatchObject({ iss: ISSUER });
     } finally {
       await issuer.close();

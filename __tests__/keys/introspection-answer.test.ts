@@ -15,10 +15,19 @@ const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The AS's key set: one ES256 key, whatever the header names. */
-const keys: SigningKeySource = { kind: 'jws', algorithms: new Set(['ES256']), keyFor: () => as.publicKey, close: () => undefined };
+const keys: SigningKeySource = {
+  kind: 'jws',
+  algorithms: new Set(['ES256']),
+  keyFor: () => as.publicKey,
+  close: () => undefined,
+};
 const context: SignedAnswerContext = { issuer: ISSUER, clientId: 'api', keys, now: NOW, clockTolerance: 5 };
 
-function signed(claims: Record<string, unknown>, header: Record<string, unknown> = {}, key: KeyObject = as.privateKey): string {
+function signed(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+  key: KeyObject = as.privateKey,
+): string {
   const input = `${encode({ alg: 'ES256', typ: 'token-introspection+jwt', kid: 'k', ...header })}.${encode(claims)}`;
   return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
 }
@@ -40,7 +49,9 @@ async function reason(text: string): Promise<string | undefined> {
 describe('readSignedAnswer', () => {
   it('answers the token_introspection member of a good answer', async () => {
     await expect(readSignedAnswer(signed(good), context)).resolves.toEqual(answer);
-    await expect(readSignedAnswer(signed({ ...good, aud: ['x', 'api'] }, { typ: 'application/token-introspection+jwt' }), context)).resolves.toEqual(answer);
+    await expect(
+      readSignedAnswer(signed({ ...good, aud: ['x', 'api'] }, { typ: 'application/token-introspection+jwt' }), context),
+    ).resolves.toEqual(answer);
   });
 
   it.each([
@@ -52,8 +63,12 @@ describe('readSignedAnswer', () => {
     ['an iat in the future', signed({ ...good, iat: NOW + 60 }), 'introspection-jwt-iat'],
     ['an expired answer', signed({ ...good, exp: NOW - 60 }), 'introspection-jwt-exp'],
     ['an algorithm outside the key set', signed(good, { alg: 'HS256' }), 'introspection-jwt-malformed'],
-    ['alg none', `${encode({ alg: 'none', typ: 'token-introspection+jwt' })}.${encode(good)}.`, 'introspection-jwt-malformed'],
-    ['another key\'s signature', signed(good, {}, other.privateKey), 'introspection-jwt-signature'],
+    [
+      'alg none',
+      `${encode({ alg: 'none', typ: 'token-introspection+jwt' })}.${encode(good)}.`,
+      'introspection-jwt-malformed',
+    ],
+    ["another key's signature", signed(good, {}, other.privateKey), 'introspection-jwt-signature'],
     ['plain JSON', JSON.stringify(answer), 'introspection-jwt-malformed'],
   ])('refuses %s with a 503', async (_case, text, expected) => {
     expect(await reason(text)).toBe(expected);
@@ -67,9 +82,19 @@ describe('readAnswer', () => {
   });
 
   it.each([
-    ['an inactive token, whatever else it says', { ...answer, active: false }, 'invalid_token', 'introspection-inactive'],
-    ['another issuer\'s token', { ...answer, iss: 'https://other.example.test' }, 'invalid_token', 'iss'],
-    ['an answer without a boolean active', { ...answer, active: 'true' }, 'verification_unavailable', 'introspection-answer'],
+    [
+      'an inactive token, whatever else it says',
+      { ...answer, active: false },
+      'invalid_token',
+      'introspection-inactive',
+    ],
+    ["another issuer's token", { ...answer, iss: 'https://other.example.test' }, 'invalid_token', 'iss'],
+    [
+      'an answer without a boolean active',
+      { ...answer, active: 'true' },
+      'verification_unavailable',
+      'introspection-answer',
+    ],
     ['an answer that is no object', ['active', true], 'verification_unavailable', 'introspection-answer'],
   ])('refuses %s', (_case, body, code, why) => {
     let caught: unknown;

@@ -33,8 +33,18 @@ async function jwksServer(keys: () => unknown[]): Promise<LoopbackServer & { uri
   return Object.assign(server, { uri: `${server.origin}/.well-known/jwks.json` });
 }
 
-function jwksAuth(jwksUri: string, key: Record<string, unknown> = {}, options: Partial<TokenAuthOptions> = {}): TokenAuth {
-  const auth = createTokenAuth({ key: { jwksUri, ...key }, issuer: ISSUER, audience: AUDIENCE, clock, ...options } as TokenAuthOptions);
+function jwksAuth(
+  jwksUri: string,
+  key: Record<string, unknown> = {},
+  options: Partial<TokenAuthOptions> = {},
+): TokenAuth {
+  const auth = createTokenAuth({
+    key: { jwksUri, ...key },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock,
+    ...options,
+  } as TokenAuthOptions);
   opened.push(auth);
   return auth;
 }
@@ -48,14 +58,20 @@ async function issuerWithAuth(alg: 'RS256' | 'ES256') {
   return { issuer, auth };
 }
 
-function rs256(kid: string | undefined, key: KeyObject = rsa.privateKey, overrides: Record<string, unknown> = {}): string {
+function rs256(
+  kid: string | undefined,
+  key: KeyObject = rsa.privateKey,
+  overrides: Record<string, unknown> = {},
+): string {
   return sign(shapeB(now, overrides), key, 'RS256', kid === undefined ? {} : { kid });
 }
 
-
 describe('readJwk', () => {
   it('reads RSA and EC (P-256, P-384) public keys with their kid and alg', () => {
-    expect(readJwk(jwk(rsa.publicKey, { kid: 'r', alg: 'RS256', use: 'sig' }))).toMatchObject({ kid: 'r', alg: 'RS256' });
+    expect(readJwk(jwk(rsa.publicKey, { kid: 'r', alg: 'RS256', use: 'sig' }))).toMatchObject({
+      kid: 'r',
+      alg: 'RS256',
+    });
     expect(readJwk(jwk(ec.publicKey, { kid: 'e' }))).toMatchObject({ kid: 'e', alg: undefined });
     expect(readJwk(jwk(ec384.publicKey, { alg: 'ES384' }))?.key.asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
   });
@@ -93,18 +109,27 @@ describe('readJwk', () => {
 
 describe('parseJwks', () => {
   it('keeps the usable keys and skips the rest without failing the set', () => {
-    const keys = parseJwks(JSON.stringify({
-      keys: [jwk(rsa.publicKey, { kid: 'a' }), jwk(rsa2.publicKey, { kid: 'b', use: 'enc' }), { kty: 'RSA' }, jwk(ec.publicKey, { kid: 'c' })],
-    }));
+    const keys = parseJwks(
+      JSON.stringify({
+        keys: [
+          jwk(rsa.publicKey, { kid: 'a' }),
+          jwk(rsa2.publicKey, { kid: 'b', use: 'enc' }),
+          { kty: 'RSA' },
+          jwk(ec.publicKey, { kid: 'c' }),
+        ],
+      }),
+    );
     expect(keys.map((k) => k.kid)).toEqual(['a', 'c']);
   });
 
-  it.each([['not JSON', '<html>'], ['an array', '[]'], ['keys not an array', '{"keys":{}}'], ['null', 'null']])(
-    'throws for a document that is %s',
-    (_what, text) => {
-      expect(() => parseJwks(text)).toThrow();
-    },
-  );
+  it.each([
+    ['not JSON', '<html>'],
+    ['an array', '[]'],
+    ['keys not an array', '{"keys":{}}'],
+    ['null', 'null'],
+  ])('throws for a document that is %s', (_what, text) => {
+    expect(() => parseJwks(text)).toThrow();
+  });
 });
 
 describe('jwksUri key source', () => {
@@ -113,11 +138,16 @@ describe('jwksUri key source', () => {
   });
 
   it('verifies RS256 and ES256 tokens by kid, fetching the set once', async () => {
-    const server = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'rsa-1', alg: 'RS256', use: 'sig' }), jwk(ec.publicKey, { kid: 'ec-1' })]);
+    const server = await jwksServer(() => [
+      jwk(rsa.publicKey, { kid: 'rsa-1', alg: 'RS256', use: 'sig' }),
+      jwk(ec.publicKey, { kid: 'ec-1' }),
+    ]);
     const auth = jwksAuth(server.uri);
     const claims = shapeB(now);
     await expect(auth.verify(sign(claims, rsa.privateKey, 'RS256', { kid: 'rsa-1' }))).resolves.toEqual(claims);
-    await expect(auth.verify(sign(shapeB(now), ec.privateKey, 'ES256', { kid: 'ec-1' }))).resolves.toMatchObject({ iss: ISSUER });
+    await expect(auth.verify(sign(shapeB(now), ec.privateKey, 'ES256', { kid: 'ec-1' }))).resolves.toMatchObject({
+      iss: ISSUER,
+    });
     await expect(auth.verify(rs256('rsa-1'))).resolves.toMatchObject({ aud: AUDIENCE });
     expect(server.requests).toBe(1);
     expect(server.seen[0]).toMatchObject({ method: 'GET', url: '/.well-known/jwks.json' });
@@ -191,7 +221,10 @@ describe('jwksUri key source', () => {
   });
 
   it('accepts a token without kid when exactly one usable key exists (enc keys do not count)', async () => {
-    const server = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'sig' }), jwk(rsa2.publicKey, { kid: 'enc', use: 'enc' })]);
+    const server = await jwksServer(() => [
+      jwk(rsa.publicKey, { kid: 'sig' }),
+      jwk(rsa2.publicKey, { kid: 'enc', use: 'enc' }),
+    ]);
     const auth = jwksAuth(server.uri);
     await expect(auth.verify(rs256(undefined))).resolves.toMatchObject({ iss: ISSUER });
   });
@@ -204,17 +237,25 @@ describe('jwksUri key source', () => {
   });
 
   it('never verifies with a key published for encryption', async () => {
-    const server = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'k', use: 'enc' }), jwk(rsa2.publicKey, { kid: 'other' })]);
+    const server = await jwksServer(() => [
+      jwk(rsa.publicKey, { kid: 'k', use: 'enc' }),
+      jwk(rsa2.publicKey, { kid: 'other' }),
+    ]);
     const auth = jwksAuth(server.uri);
     expect((await failure(auth.verify(rs256('k')))).code).toBe('invalid_token');
   });
 
   it('refuses a key whose own alg differs from the token alg, and an RSA key for ES256', async () => {
-    const server = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'r', alg: 'RS384' }), jwk(rsa2.publicKey, { kid: 'r2' })]);
+    const server = await jwksServer(() => [
+      jwk(rsa.publicKey, { kid: 'r', alg: 'RS384' }),
+      jwk(rsa2.publicKey, { kid: 'r2' }),
+    ]);
     const auth = jwksAuth(server.uri);
     const mismatch = await failure(auth.verify(rs256('r')));
     expect([mismatch.code, mismatch.reason]).toEqual(['invalid_token', 'kid-no-fit']);
-    await expect(auth.verify(sign(shapeB(now), rsa.privateKey, 'RS384', { kid: 'r' }))).resolves.toMatchObject({ iss: ISSUER });
+    await expect(auth.verify(sign(shapeB(now), rsa.privateKey, 'RS384', { kid: 'r' }))).resolves.toMatchObject({
+      iss: ISSUER,
+    });
     const confused = await failure(auth.verify(sign(shapeB(now), ec.privateKey, 'ES256', { kid: 'r2' })));
     expect(confused.code).toBe('invalid_token');
     expect(server.requests).toBe(1);
@@ -223,8 +264,12 @@ describe('jwksUri key source', () => {
   it('accepts every asymmetric family by default but never HS256', async () => {
     const server = await jwksServer(() => [jwk(ec384.publicKey, { kid: 'p384' }), jwk(rsa.publicKey, { kid: 'r' })]);
     const auth = jwksAuth(server.uri);
-    await expect(auth.verify(sign(shapeB(now), ec384.privateKey, 'ES384', { kid: 'p384' }))).resolves.toMatchObject({ iss: ISSUER });
-    await expect(auth.verify(sign(shapeB(now), rsa.privateKey, 'PS256', { kid: 'r' }))).resolves.toMatchObject({ iss: ISSUER });
+    await expect(auth.verify(sign(shapeB(now), ec384.privateKey, 'ES384', { kid: 'p384' }))).resolves.toMatchObject({
+      iss: ISSUER,
+    });
+    await expect(auth.verify(sign(shapeB(now), rsa.privateKey, 'PS256', { kid: 'r' }))).resolves.toMatchObject({
+      iss: ISSUER,
+    });
     const hmac = await failure(auth.verify(sign(shapeB(now), SECRET, 'HS256', { kid: 'r' })));
     expect([hmac.code, hmac.reason]).toEqual(['invalid_token', 'alg']);
   });
@@ -254,7 +299,11 @@ describe('jwksUri key source', () => {
     const auth = jwksAuth(server.uri);
     const token = rs256('k');
     const first = await failure(auth.verify(token));
-    expect([first.code, first.status, first.message]).toEqual(['verification_unavailable', 503, 'Token verification unavailable']);
+    expect([first.code, first.status, first.message]).toEqual([
+      'verification_unavailable',
+      503,
+      'Token verification unavailable',
+    ]);
     expect(first.headers['Retry-After']).toBe('30');
     expect(first.headers['WWW-Authenticate']).toBeUndefined();
 
@@ -285,13 +334,19 @@ describe('jwksUri key source', () => {
     ['a 500', (res) => json(res, 500, { keys: [jwk(rsa.publicKey, { kid: 'k' })] })],
     ['a 404', (res) => res.writeHead(404).end()],
     ['a redirect', (res) => res.writeHead(302, { Location: '/elsewhere' }).end()],
-    ['more than 1 MiB', (res) => json(res, 200, { keys: [jwk(rsa.publicKey, { kid: 'k', pad: 'x'.repeat(1024 * 1024) })] })],
-    ['more than 1 MiB, chunked', (res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.write(`{"keys":[${JSON.stringify(jwk(rsa.publicKey, { kid: 'k' }))}],"pad":"`);
-      for (let i = 0; i < 17; i++) res.write('x'.repeat(64 * 1024));
-      res.end('"}');
-    }],
+    [
+      'more than 1 MiB',
+      (res) => json(res, 200, { keys: [jwk(rsa.publicKey, { kid: 'k', pad: 'x'.repeat(1024 * 1024) })] }),
+    ],
+    [
+      'more than 1 MiB, chunked',
+      (res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write(`{"keys":[${JSON.stringify(jwk(rsa.publicKey, { kid: 'k' }))}],"pad":"`);
+        for (let i = 0; i < 17; i++) res.write('x'.repeat(64 * 1024));
+        res.end('"}');
+      },
+    ],
   ])('answers 503 for %s, never caching it', async (_what, answer) => {
     const server = await jwksServer(() => []);
     server.handler = (_req, res) => answer(res);
@@ -323,7 +378,14 @@ describe('jwksUri key source', () => {
     now += JWKS_MAX_AGE;
     // The stale set still answers at once; its use starts one refresh.
     await expect(auth.verify(rs256('old'))).resolves.toMatchObject({ iss: ISSUER });
-    await until(async () => (await auth.verify(rs256('old')).then(() => false, () => true)), 'the withdrawn key to be dropped');
+    await until(
+      async () =>
+        await auth.verify(rs256('old')).then(
+          () => false,
+          () => true,
+        ),
+      'the withdrawn key to be dropped',
+    );
     expect((await failure(auth.verify(rs256('old')))).code).toBe('invalid_token');
     await expect(auth.verify(rs256('new', rsa2.privateKey))).resolves.toMatchObject({ iss: ISSUER });
     expect(server.requests).toBe(2);
@@ -349,23 +411,35 @@ describe('hostile and unusual key sets', () => {
 
   it('tries each key published under a duplicate kid, in order, a few at most', async () => {
     const named = Array.from({ length: 4 }, () => ecKeys());
-    const server = await jwksServer(() => [jwk(rsa.publicKey, { kid: 'dup' }), jwk(rsa2.publicKey, { kid: 'dup' }), ...named.map((k) => jwk(k.publicKey, { kid: 'ec' }))]);
+    const server = await jwksServer(() => [
+      jwk(rsa.publicKey, { kid: 'dup' }),
+      jwk(rsa2.publicKey, { kid: 'dup' }),
+      ...named.map((k) => jwk(k.publicKey, { kid: 'ec' })),
+    ]);
     const auth = jwksAuth(server.uri);
     await expect(auth.verify(rs256('dup', rsa2.privateKey))).resolves.toMatchObject({ iss: ISSUER });
     await expect(auth.verify(rs256('dup', rsa.privateKey))).resolves.toMatchObject({ iss: ISSUER });
     const es256 = (key: KeyObject) => sign(shapeB(now), key, 'ES256', { kid: 'ec' });
     await expect(auth.verify(es256(named[2].privateKey))).resolves.toMatchObject({ iss: ISSUER });
     // The fourth key of one kid is never tried (MAX_KID_CANDIDATES): a set cannot multiply a forgery's cost.
-    expect(await failure(auth.verify(es256(named[3].privateKey)))).toMatchObject({ code: 'invalid_token', reason: 'signature' });
+    expect(await failure(auth.verify(es256(named[3].privateKey)))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'signature',
+    });
     expect(server.requests).toBe(1);
   });
 
   it(`reads at most ${MAX_JWKS_KEYS} entries of a set`, async () => {
-    const server = await jwksServer(() => Array.from({ length: MAX_JWKS_KEYS + 1 }, (_, i) => jwk(ec.publicKey, { kid: `k${i}` })));
+    const server = await jwksServer(() =>
+      Array.from({ length: MAX_JWKS_KEYS + 1 }, (_, i) => jwk(ec.publicKey, { kid: `k${i}` })),
+    );
     const auth = jwksAuth(server.uri, { cooldown: 0 });
     const es256 = (kid: string) => sign(shapeB(now), ec.privateKey, 'ES256', { kid });
     await expect(auth.verify(es256(`k${MAX_JWKS_KEYS - 1}`))).resolves.toMatchObject({ iss: ISSUER });
-    expect(await failure(auth.verify(es256(`k${MAX_JWKS_KEYS}`)))).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
+    expect(await failure(auth.verify(es256(`k${MAX_JWKS_KEYS}`)))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'kid-unknown',
+    });
   });
 
   it('carries a set of keys without kid over a refetch in linear time, keeping the handles of keys still published', async () => {
@@ -383,7 +457,9 @@ describe('hostile and unusual key sets', () => {
     try {
       // The same keys spelled differently (members in another order): a refetch for an unknown kid keeps them all.
       published = published.map((entry) => Object.fromEntries(Object.entries(entry).reverse()));
-      expect(await failure(auth.verify(sign(shapeB(now), lone.privateKey, 'ES256', { kid: 'nope' })))).toMatchObject({ reason: 'kid-unknown' });
+      expect(await failure(auth.verify(sign(shapeB(now), lone.privateKey, 'ES256', { kid: 'nope' })))).toMatchObject({
+        reason: 'kid-unknown',
+      });
       expect(server.requests).toBe(2);
       // Before: every new key compared with every old one (45 000 KeyObject.equals calls for these 301 keys).
       expect(equals.mock.calls.length).toBeLessThan(published.length);
@@ -398,7 +474,8 @@ describe('hostile and unusual key sets', () => {
 
 describe('remote key options', () => {
   const base = { issuer: ISSUER, audience: AUDIENCE };
-  const make = (options: Record<string, unknown>) => () => createTokenAuth({ ...base, ...options } as TokenAuthOptions).close();
+  const make = (options: Record<string, unknown>) => () =>
+    createTokenAuth({ ...base, ...options } as TokenAuthOptions).close();
 
   it.each([
     'https://keys.example.com/.well-known/jwks.json',
@@ -456,7 +533,11 @@ describe('remote key options', () => {
   });
 
   it('refuses HS* algorithms with a JWKS and any algorithms option in upstream mode', () => {
-    expect(make({ key: { jwksUri: 'https://id.example.com/jwks' }, algorithms: ['RS256', 'HS256'] })).toThrow(/HS\* algorithm/);
-    expect(make({ key: { upstream: 'https://id.example.com' }, algorithms: ['RS256'] })).toThrow(/does not apply with key.upstream/);
+    expect(make({ key: { jwksUri: 'https://id.example.com/jwks' }, algorithms: ['RS256', 'HS256'] })).toThrow(
+      /HS\* algorithm/,
+    );
+    expect(make({ key: { upstream: 'https://id.example.com' }, algorithms: ['RS256'] })).toThrow(
+      /does not apply with key.upstream/,
+    );
   });
 });

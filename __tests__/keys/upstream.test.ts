@@ -23,7 +23,12 @@ function identityService(req: IncomingMessage, res: ServerResponse): void {
   const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
   const claims = token === undefined ? undefined : issued.get(token);
   if (claims === undefined) {
-    json(res, 401, { status: 'error', message: 'Invalid access token' }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    json(
+      res,
+      401,
+      { status: 'error', message: 'Invalid access token' },
+      { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    );
     return;
   }
   json(res, 200, claims);
@@ -38,11 +43,16 @@ function issue(overrides: Record<string, unknown> = {}): { token: string; claims
 }
 
 function upstreamAuth(key: Record<string, unknown> = {}, options: Partial<TokenAuthOptions> = {}): TokenAuth {
-  const auth = createTokenAuth({ key: { upstream: upstream.origin, ...key }, issuer: ISSUER, audience: AUDIENCE, clock, ...options } as TokenAuthOptions);
+  const auth = createTokenAuth({
+    key: { upstream: upstream.origin, ...key },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock,
+    ...options,
+  } as TokenAuthOptions);
   opened.push(auth);
   return auth;
 }
-
 
 beforeEach(async () => {
   now = Math.floor(Date.now() / 1000);
@@ -151,19 +161,29 @@ describe('upstream key source', () => {
     const auth = upstreamAuth();
     const err = await failure(auth.verify('unknown-token'));
     expect([err.code, err.status, err.message]).toEqual(['invalid_token', 401, 'Invalid access token']);
-    expect(err.headers['WWW-Authenticate']).toBe('Bearer realm="api", error="invalid_token", error_description="Invalid access token"');
+    expect(err.headers['WWW-Authenticate']).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="Invalid access token"',
+    );
     await failure(auth.verify('unknown-token'));
     expect(upstream.requests).toBe(1);
   });
 
   it('passes an upstream 403 through as insufficient_scope with the scopes it named, never cached', async () => {
-    upstream.handler = (_req, res) => json(res, 403, { status: 'error', message: 'Forbidden' }, {
-      'WWW-Authenticate': 'Bearer realm="id", error="insufficient_scope", scope="identify email"',
-    });
+    upstream.handler = (_req, res) =>
+      json(
+        res,
+        403,
+        { status: 'error', message: 'Forbidden' },
+        {
+          'WWW-Authenticate': 'Bearer realm="id", error="insufficient_scope", scope="identify email"',
+        },
+      );
     const auth = upstreamAuth();
     const err = await failure(auth.verify('some-token'));
     expect([err.code, err.status, err.message]).toEqual(['insufficient_scope', 403, 'Insufficient scope']);
-    expect(err.headers['WWW-Authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify email"');
+    expect(err.headers['WWW-Authenticate']).toBe(
+      'Bearer realm="api", error="insufficient_scope", scope="identify email"',
+    );
     await failure(auth.verify('some-token'));
     expect(upstream.requests).toBe(2);
   });
@@ -179,7 +199,12 @@ describe('upstream key source', () => {
     const auth = upstreamAuth();
     await upstream.stop();
     const err = await failure(auth.verify(token));
-    expect([err.code, err.status, err.message, err.reason]).toEqual(['verification_unavailable', 503, 'Token verification unavailable', 'upstream-network']);
+    expect([err.code, err.status, err.message, err.reason]).toEqual([
+      'verification_unavailable',
+      503,
+      'Token verification unavailable',
+      'upstream-network',
+    ]);
     expect(err.headers['Retry-After']).toBe('5');
     expect(err.headers['WWW-Authenticate']).toBeUndefined();
     await upstream.start();
@@ -199,7 +224,12 @@ describe('upstream key source', () => {
     await until(() => upstream.requests === 3, 'three upstream calls');
     const busy = await Promise.all([4, 5].map((i) => failure(auth.verify(`busy-${i}`))));
     for (const err of busy) {
-      expect([err.code, err.status, err.reason, err.headers['Retry-After']]).toEqual(['verification_unavailable', 503, 'upstream-busy', '1']);
+      expect([err.code, err.status, err.reason, err.headers['Retry-After']]).toEqual([
+        'verification_unavailable',
+        503,
+        'upstream-busy',
+        '1',
+      ]);
     }
     expect(upstream.requests).toBe(3);
     auth.close();
@@ -213,7 +243,8 @@ describe('upstream key source', () => {
   });
 
   it('refuses a key.maxInflight that is not a positive integer at createTokenAuth', () => {
-    for (const maxInflight of [0, 1.5, '10', -1]) expect(() => upstreamAuth({ maxInflight })).toThrow(/key\.maxInflight/);
+    for (const maxInflight of [0, 1.5, '10', -1])
+      expect(() => upstreamAuth({ maxInflight })).toThrow(/key\.maxInflight/);
   });
 
   it('repeats a sane upstream Retry-After on a 503', async () => {
@@ -224,14 +255,24 @@ describe('upstream key source', () => {
 
   it.each<[string, (res: ServerResponse) => void]>([
     ['a 500', (res) => json(res, 500, { status: 'error', message: 'Internal server error' })],
-    ['a 502 with an HTTP-date Retry-After', (res) => json(res, 502, {}, { 'Retry-After': 'Wed, 21 Oct 2015 07:28:00 GMT' })],
+    [
+      'a 502 with an HTTP-date Retry-After',
+      (res) => json(res, 502, {}, { 'Retry-After': 'Wed, 21 Oct 2015 07:28:00 GMT' }),
+    ],
     ['a 400', (res) => json(res, 400, { status: 'error', message: 'Bad request' })],
     ['a 404', (res) => json(res, 404, { status: 'error', message: 'Not found' })],
     ['a 204', (res) => res.writeHead(204).end()],
     ['a redirect', (res) => res.writeHead(302, { Location: '/login' }).end()],
     ['non-JSON', (res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>sign in</html>')],
     ['a JSON array', (res) => json(res, 200, [shapeB(now)])],
-    ['Shape A', (res) => json(res, 200, { status: 'success', user: { id: '1', name: 'N', email: 'n@example.com', picture: 'https://x/p.png' } })],
+    [
+      'Shape A',
+      (res) =>
+        json(res, 200, {
+          status: 'success',
+          user: { id: '1', name: 'N', email: 'n@example.com', picture: 'https://x/p.png' },
+        }),
+    ],
     ['Shape B without jti', (res) => json(res, 200, shapeB(now, { jti: undefined }))],
     ['an answer over 256 KiB', (res) => json(res, 200, shapeB(now, { pad: 'x'.repeat(300 * 1024) }))],
   ])('answers 503 for %s, never caching it', async (_what, answer) => {
@@ -239,7 +280,11 @@ describe('upstream key source', () => {
     upstream.handler = (_req, res) => answer(res);
     const auth = upstreamAuth();
     const err = await failure(auth.verify(token));
-    expect([err.code, err.status, err.message]).toEqual(['verification_unavailable', 503, 'Token verification unavailable']);
+    expect([err.code, err.status, err.message]).toEqual([
+      'verification_unavailable',
+      503,
+      'Token verification unavailable',
+    ]);
     expect(err.headers['Retry-After']).toBe('5');
     upstream.handler = identityService;
     await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
@@ -282,7 +327,9 @@ describe('upstream key source', () => {
     await upstream.stop();
     seen.push(await failure(auth.verify(`${token}-3`)));
     for (const err of seen) {
-      expect(`${err.message} ${err.reason} ${JSON.stringify(err.headers)} ${String((err.cause as Error | undefined)?.message)}`).not.toContain(token);
+      expect(
+        `${err.message} ${err.reason} ${JSON.stringify(err.headers)} ${String((err.cause as Error | undefined)?.message)}`,
+      ).not.toContain(token);
     }
   });
 });

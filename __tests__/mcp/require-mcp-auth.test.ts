@@ -17,7 +17,8 @@ afterAll(async () => {
   await Promise.all([as.close(), other.close()]);
 });
 
-const toolCall = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+const toolCall = (name: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
 
 describe.each([1, 2] as const)('requireMcpAuth with the SDK %i.x', (line) => {
   let server: Listening;
@@ -34,12 +35,23 @@ describe.each([1, 2] as const)('requireMcpAuth with the SDK %i.x', (line) => {
     resource = `${server.origin}/mcp`;
     metadataUrl = `${server.origin}/.well-known/oauth-protected-resource/mcp`;
     serverLog = responseLog(app);
-    auth = createTokenAuth({ issuerBaseURL: as.issuer, resource, scopesSupported: ['mcp:tools', 'mcp:admin'], claims: 'at+jwt' });
+    auth = createTokenAuth({
+      issuerBaseURL: as.issuer,
+      resource,
+      scopesSupported: ['mcp:tools', 'mcp:admin'],
+      claims: 'at+jwt',
+    });
     app.use(auth.protectedResourceMetadata());
-    app.post('/mcp', express.json(), requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { admin: ['mcp:admin'] } }), (req, _res, next) => {
-      subjects.push(auth.claims(req).sub);
-      next();
-    }, mcpHandler(line, runs));
+    app.post(
+      '/mcp',
+      express.json(),
+      requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { admin: ['mcp:admin'] } }),
+      (req, _res, next) => {
+        subjects.push(auth.claims(req).sub);
+        next();
+      },
+      mcpHandler(line, runs),
+    );
   });
   afterAll(async () => {
     auth.close();
@@ -59,9 +71,20 @@ describe.each([1, 2] as const)('requireMcpAuth with the SDK %i.x', (line) => {
     expect(authorization.searchParams.get('resource')).toBe(resource);
     expect(authorization.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorization.searchParams.get('scope')?.split(' ')).toContain('mcp:tools');
-    expect(serverLog[0]).toBe(`POST /mcp -> 401  WWW-Authenticate: Bearer realm="api", scope="mcp:tools", resource_metadata="${metadataUrl}"`);
-    const steps = session.log.map((entry) => entry.replace(/\/interaction\/[^/ ]+/, '/interaction/…').replace(/\/auth\/[^/ ]+/, '/auth/…'));
-    const order = ['POST /mcp -> 401', 'GET /.well-known/oauth-protected-resource/mcp -> 200', 'POST /reg -> 201', 'GET /auth -> 303', 'POST /token -> 200', 'POST /mcp -> 200'];
+    expect(serverLog[0]).toBe(
+      `POST /mcp -> 401  WWW-Authenticate: Bearer realm="api", scope="mcp:tools", resource_metadata="${metadataUrl}"`,
+    );
+    const steps = session.log.map((entry) =>
+      entry.replace(/\/interaction\/[^/ ]+/, '/interaction/…').replace(/\/auth\/[^/ ]+/, '/auth/…'),
+    );
+    const order = [
+      'POST /mcp -> 401',
+      'GET /.well-known/oauth-protected-resource/mcp -> 200',
+      'POST /reg -> 201',
+      'GET /auth -> 303',
+      'POST /token -> 200',
+      'POST /mcp -> 200',
+    ];
     const at = order.map((step) => steps.indexOf(step));
     expect(at).not.toContain(-1);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -79,7 +102,9 @@ describe.each([1, 2] as const)('requireMcpAuth with the SDK %i.x', (line) => {
     const session = await connectMcpClient({ line, url: resource, login: 'alice' });
     await expect(session.call('admin')).resolves.toBe('admin ok');
     await session.close();
-    expect(serverLog).toContain(`POST /mcp -> 403  WWW-Authenticate: Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${metadataUrl}"`);
+    expect(serverLog).toContain(
+      `POST /mcp -> 403  WWW-Authenticate: Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${metadataUrl}"`,
+    );
     const stepUp = session.provider.authorizations[1];
     expect(stepUp.searchParams.get('scope')?.split(' ')).toEqual(expect.arrayContaining(['mcp:tools', 'mcp:admin']));
     expect(runs).toEqual(['admin']);
@@ -96,12 +121,28 @@ describe.each([1, 2] as const)('requireMcpAuth with the SDK %i.x', (line) => {
 
   it.each([
     ['a token for another resource', () => as.serviceToken({ resource: 'http://127.0.0.1:9/other' })],
-    ['an expired token', () => as.mint({ sub: 'alice', aud: resource, client_id: 'c', scope: 'mcp:tools', iat: 1_600_000_000, exp: 1_600_000_600, jti: 'j1' })],
+    [
+      'an expired token',
+      () =>
+        as.mint({
+          sub: 'alice',
+          aud: resource,
+          client_id: 'c',
+          scope: 'mcp:tools',
+          iat: 1_600_000_000,
+          exp: 1_600_000_600,
+          jti: 'j1',
+        }),
+    ],
     ['a token of another issuer', () => other.serviceToken({ resource })],
   ])('%s: 401 invalid_token with resource_metadata, and the tool never runs', async (_name, token) => {
     const answer = await fetch(resource, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${await token()}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      headers: {
+        Authorization: `Bearer ${await token()}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
       body: toolCall('whoami'),
     });
     expect(answer.status).toBe(401);

@@ -12,7 +12,12 @@ import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fix
 import { connectMcpClient, type SdkLine } from '../fixtures/mcp-client';
 import { mcpHandler, type SeenAuthInfo } from '../fixtures/mcp-server';
 
-type BearerAuth = (options: { verifier: ReturnType<typeof mcpTokenVerifier>; requiredScopes: string[]; resourceMetadataUrl: string; expectedResource?: URL }) => RequestHandler;
+type BearerAuth = (options: {
+  verifier: ReturnType<typeof mcpTokenVerifier>;
+  requiredScopes: string[];
+  resourceMetadataUrl: string;
+  expectedResource?: URL;
+}) => RequestHandler;
 
 /**
  * The SDK's requireBearerAuth, loaded with `require`: importing its types would declare `req.auth` as the SDK's
@@ -20,7 +25,10 @@ type BearerAuth = (options: { verifier: ReturnType<typeof mcpTokenVerifier>; req
  */
 function bearerAuth(line: SdkLine): BearerAuth {
   /* eslint-disable @typescript-eslint/no-require-imports -- see above */
-  const module = line === 1 ? require('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js') : require('@modelcontextprotocol/express');
+  const module =
+    line === 1
+      ? require('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js')
+      : require('@modelcontextprotocol/express');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return (module as { requireBearerAuth: BearerAuth }).requireBearerAuth;
 }
@@ -29,7 +37,11 @@ function bearerAuth(line: SdkLine): BearerAuth {
 function callWhoami(url: string, token: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
   });
 }
@@ -55,14 +67,39 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
     server = await listen(app);
     resource = `${server.origin}/mcp`;
     const metadataUrl = `${server.origin}/.well-known/oauth-protected-resource/mcp`;
-    auth = createTokenAuth({ issuerBaseURL: as.issuer, resource, scopesSupported: ['mcp:tools', 'mcp:admin'], claims: 'at+jwt' });
+    auth = createTokenAuth({
+      issuerBaseURL: as.issuer,
+      resource,
+      scopesSupported: ['mcp:tools', 'mcp:admin'],
+      claims: 'at+jwt',
+    });
     app.use(auth.protectedResourceMetadata());
     const verifier = mcpTokenVerifier(auth, { sdk: line });
     // expectedResource: the SDK compares it with AuthInfo.resource, which is the configured resource.
-    app.post('/mcp', express.json(), bearerAuth(line)({ verifier, requiredScopes: ['mcp:tools'], resourceMetadataUrl: metadataUrl, expectedResource: new URL(resource) }), mcpHandler(line, runs));
+    app.post(
+      '/mcp',
+      express.json(),
+      bearerAuth(line)({
+        verifier,
+        requiredScopes: ['mcp:tools'],
+        resourceMetadataUrl: metadataUrl,
+        expectedResource: new URL(resource),
+      }),
+      mcpHandler(line, runs),
+    );
     bindingAuth = createTokenAuth({ issuerBaseURL: as.issuer, resource, claims: 'at+jwt', dpop: {}, mtls: {} });
     const bindingVerifier = mcpTokenVerifier(bindingAuth, { sdk: line });
-    app.post('/mcp-binding', express.json(), bearerAuth(line)({ verifier: bindingVerifier, requiredScopes: ['mcp:tools'], resourceMetadataUrl: metadataUrl, expectedResource: new URL(resource) }), mcpHandler(line, runs));
+    app.post(
+      '/mcp-binding',
+      express.json(),
+      bearerAuth(line)({
+        verifier: bindingVerifier,
+        requiredScopes: ['mcp:tools'],
+        resourceMetadataUrl: metadataUrl,
+        expectedResource: new URL(resource),
+      }),
+      mcpHandler(line, runs),
+    );
   });
   afterAll(async () => {
     auth.close();
@@ -85,12 +122,28 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
 
   it.each([
     ['another resource', () => as.serviceToken({ resource: 'http://127.0.0.1:9/other' })],
-    ['an expired token', () => as.mint({ sub: 'alice', aud: resource, client_id: 'c', scope: 'mcp:tools', iat: 1_600_000_000, exp: 1_600_000_600, jti: 'j1' })],
+    [
+      'an expired token',
+      () =>
+        as.mint({
+          sub: 'alice',
+          aud: resource,
+          client_id: 'c',
+          scope: 'mcp:tools',
+          iat: 1_600_000_000,
+          exp: 1_600_000_600,
+          jti: 'j1',
+        }),
+    ],
   ])('answers 401 invalid_token for %s, and the tool never runs', async (_name, token) => {
     runs.length = 0;
     const answer = await fetch(resource, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${await token()}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      headers: {
+        Authorization: `Bearer ${await token()}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
     });
     expect(answer.status).toBe(401);
@@ -100,9 +153,19 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
 
   it.each([
     ['a DPoP-bound token (cnf.jkt)', { jkt: createDpopHolder().jkt }],
-    ['a certificate-bound token (cnf["x5t#S256"])', { 'x5t#S256': createHash('sha256').update('a client certificate').digest('base64url') }],
+    [
+      'a certificate-bound token (cnf["x5t#S256"])',
+      { 'x5t#S256': createHash('sha256').update('a client certificate').digest('base64url') },
+    ],
   ])('answers 401 invalid_token for %s sent as Bearer, and the tool never runs', async (_name, cnf) => {
-    const claims = { sub: 'alice', aud: resource, client_id: 'c', scope: 'mcp:tools', iat: 1_700_000_000, exp: 4_000_000_000 };
+    const claims = {
+      sub: 'alice',
+      aud: resource,
+      client_id: 'c',
+      scope: 'mcp:tools',
+      iat: 1_700_000_000,
+      exp: 4_000_000_000,
+    };
     for (const path of ['/mcp', '/mcp-binding']) {
       // The same claims without cnf pass, so the refusal below is the binding's alone.
       runs.length = 0;
@@ -111,7 +174,10 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
       expect(runs).toEqual(['whoami']);
 
       runs.length = 0;
-      const bound = await callWhoami(`${server.origin}${path}`, await as.mint({ ...claims, jti: `bound-${path}`, cnf }));
+      const bound = await callWhoami(
+        `${server.origin}${path}`,
+        await as.mint({ ...claims, jti: `bound-${path}`, cnf }),
+      );
       expect(bound.status).toBe(401);
       expect(bound.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
       expect(runs).toEqual([]);
@@ -123,12 +189,33 @@ describe.each([1, 2] as const)('mcpTokenVerifier with the SDK %i.x requireBearer
     await closed.close();
     const down = createTokenAuth({ issuerBaseURL: closed.origin, audience: resource, claims: 'at+jwt' });
     const app = express();
-    app.post('/mcp', express.json(), bearerAuth(line)({ verifier: mcpTokenVerifier(down, { sdk: line }), requiredScopes: [], resourceMetadataUrl: `${closed.origin}/x` }), mcpHandler(line, runs));
+    app.post(
+      '/mcp',
+      express.json(),
+      bearerAuth(line)({
+        verifier: mcpTokenVerifier(down, { sdk: line }),
+        requiredScopes: [],
+        resourceMetadataUrl: `${closed.origin}/x`,
+      }),
+      mcpHandler(line, runs),
+    );
     const probe = await listen(app);
     try {
       // Its own issuer, so only the key fetch can fail.
-      const token = await as.mint({ iss: closed.origin, sub: 'alice', aud: resource, client_id: 'c', iat: 1, exp: 4_000_000_000, jti: 'j2' });
-      const answer = await fetch(`${probe.origin}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
+      const token = await as.mint({
+        iss: closed.origin,
+        sub: 'alice',
+        aud: resource,
+        client_id: 'c',
+        iat: 1,
+        exp: 4_000_000_000,
+        jti: 'j2',
+      });
+      const answer = await fetch(`${probe.origin}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       expect(answer.status).toBe(400);
       expect(((await answer.json()) as { error: string }).error).toBe('temporarily_unavailable');
     } finally {
@@ -143,7 +230,11 @@ describe('mcpTokenVerifier options', () => {
   afterAll(() => auth.close());
 
   it.each([
-    ['no line chosen while both SDK lines are installed (as here)', undefined, /both MCP SDK lines are installed; pass \{ sdk: 1 \} or \{ sdk: 2 \}/],
+    [
+      'no line chosen while both SDK lines are installed (as here)',
+      undefined,
+      /both MCP SDK lines are installed; pass \{ sdk: 1 \} or \{ sdk: 2 \}/,
+    ],
     ['an SDK line that does not exist', { sdk: 3 }, /option "sdk" must be 1 or 2/],
     ['an unknown option', { line: 1 }, /no option "line"/],
   ])('%s is a TypeError at set-up', (_name, options, message) => {
@@ -151,12 +242,19 @@ describe('mcpTokenVerifier options', () => {
     expect(() => mcpTokenVerifier(auth, options as never)).toThrow(TypeError);
   });
 
-  it('a TokenAuth with dpop.required is a TypeError at set-up: the SDK\'s bearer path never carries a proof', () => {
-    const required = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false, dpop: { required: true } });
+  it("a TokenAuth with dpop.required is a TypeError at set-up: the SDK's bearer path never carries a proof", () => {
+    const required = createTokenAuth({
+      key: { secret: 'a'.repeat(32) },
+      issuer: false,
+      audience: false,
+      dpop: { required: true },
+    });
     const optional = createTokenAuth({ key: { secret: 'a'.repeat(32) }, issuer: false, audience: false, dpop: {} });
     try {
       expect(() => mcpTokenVerifier(required, { sdk: 1 })).toThrow(TypeError);
-      expect(() => mcpTokenVerifier(required, { sdk: 2 })).toThrow(/^express-verified-user: mcpTokenVerifier cannot serve a TokenAuth with "dpop\.required".*use requireMcpAuth\(auth\) instead$/);
+      expect(() => mcpTokenVerifier(required, { sdk: 2 })).toThrow(
+        /^express-verified-user: mcpTokenVerifier cannot serve a TokenAuth with "dpop\.required".*use requireMcpAuth\(auth\) instead$/,
+      );
       // DPoP on but not required: bound tokens are refused per request, unbound ones still pass.
       expect(() => mcpTokenVerifier(optional, { sdk: 1 })).not.toThrow();
     } finally {

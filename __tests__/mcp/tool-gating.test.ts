@@ -18,7 +18,10 @@ let admin: string;
 let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
 beforeAll(async () => {
   as = await startMcpAuthorizationServer();
-  [tools, admin] = await Promise.all([as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools' }), as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools mcp:admin' })]);
+  [tools, admin] = await Promise.all([
+    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools' }),
+    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools mcp:admin' }),
+  ]);
   auth = createTokenAuth({ issuerBaseURL: as.issuer, resource: RESOURCE, claims: 'at+jwt' });
 });
 afterAll(async () => {
@@ -35,7 +38,10 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth tool gate (%s)', (_name, makeApp
 
   beforeAll(() => {
     app = makeApp();
-    const gate = requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { admin: ['mcp:admin'], constructor: ['mcp:admin'] } });
+    const gate = requireMcpAuth(auth, {
+      scopes: ['mcp:tools'],
+      tools: { admin: ['mcp:admin'], constructor: ['mcp:admin'] },
+    });
     const answer: RequestHandler = (req, res) => {
       reached.push(req.auth?.scopes);
       res.json({ ok: true, sub: auth.claims(req).sub });
@@ -58,7 +64,9 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth tool gate (%s)', (_name, makeApp
   it('a gated tool named in the body: 403 insufficient_scope with every scope it needs and resource_metadata', async () => {
     const answer = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('admin'));
     expect(answer.status).toBe(403);
-    expect(answer.headers['www-authenticate']).toBe(`Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`);
+    expect(answer.headers['www-authenticate']).toBe(
+      `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`,
+    );
     expect(reached).toEqual([]);
     const allowed = await request(app).post('/mcp').set('Authorization', `Bearer ${admin}`).send(call('admin'));
     expect(allowed.status).toBe(200);
@@ -67,19 +75,34 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth tool gate (%s)', (_name, makeApp
   it('a 401 for a gated tool names the scopes that call needs', async () => {
     const answer = await request(app).post('/mcp').send(call('admin'));
     expect(answer.status).toBe(401);
-    expect(answer.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`);
+    expect(answer.headers['www-authenticate']).toBe(
+      `Bearer realm="api", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`,
+    );
   });
 
   it('the Mcp-Method/Mcp-Name headers gate too, and cannot hide the call the body makes', async () => {
-    const byHeader = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).set('Mcp-Method', 'tools/call').set('Mcp-Name', 'admin').send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const byHeader = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .set('Mcp-Method', 'tools/call')
+      .set('Mcp-Name', 'admin')
+      .send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     expect(byHeader.status).toBe(403);
-    const hidden = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).set('Mcp-Method', 'tools/call').set('Mcp-Name', 'whoami').send(call('admin'));
+    const hidden = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .set('Mcp-Method', 'tools/call')
+      .set('Mcp-Name', 'whoami')
+      .send(call('admin'));
     expect(hidden.status).toBe(403);
     expect(reached).toEqual([]);
   });
 
   it('a batch needs the scopes of every gated call in it; a batch too long to read needs every gated scope', async () => {
-    const batch = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send([call('whoami', 1), call('admin', 2)]);
+    const batch = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .send([call('whoami', 1), call('admin', 2)]);
     expect(batch.status).toBe(403);
     const long = Array.from({ length: MAX_BATCH_CALLS + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
     expect((await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(long)).status).toBe(403);
@@ -87,12 +110,20 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth tool gate (%s)', (_name, makeApp
   });
 
   it('tool names are own keys only: a call of "toString" is not gated by Object.prototype, "constructor" is gated as configured', async () => {
-    expect((await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('toString'))).status).toBe(200);
-    expect((await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('constructor'))).status).toBe(403);
+    expect(
+      (await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('toString'))).status,
+    ).toBe(200);
+    expect(
+      (await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('constructor'))).status,
+    ).toBe(403);
   });
 
   it('a JSON POST that no body parser read is refused (500), never let through unseen; a GET has no calls', async () => {
-    const unread = await request(app).post('/raw').set('Authorization', `Bearer ${admin}`).set('Content-Type', 'application/json').send(JSON.stringify(call('admin')));
+    const unread = await request(app)
+      .post('/raw')
+      .set('Authorization', `Bearer ${admin}`)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(call('admin')));
     expect(unread.status).toBe(500);
     expect(reached).toEqual([]);
     expect((await request(app).get('/mcp').set('Authorization', `Bearer ${tools}`)).status).toBe(200);

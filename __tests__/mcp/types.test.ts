@@ -7,9 +7,11 @@ import ts from 'typescript';
 const root = path.resolve(__dirname, '..', '..');
 const SWITCH = path.join(root, 'types', 'mcp-request.d.ts');
 const docs = fs.readFileSync(path.join(root, 'docs', 'mcp.md'), 'utf8');
-const [server1, server2] = [...docs.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]
-  .replace("from 'express-verified-user/mcp'", `from '${path.join(root, 'lib', 'mcp')}'`)
-  .replace("from 'express-verified-user'", `from '${path.join(root, 'lib')}'`));
+const [server1, server2] = [...docs.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
+  m[1]
+    .replace("from 'express-verified-user/mcp'", `from '${path.join(root, 'lib', 'mcp')}'`)
+    .replace("from 'express-verified-user'", `from '${path.join(root, 'lib')}'`),
+);
 
 const BEARER_1 = `import express from 'express';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
@@ -24,9 +26,13 @@ express().post('/mcp', express.json(), requireBearerAuth({ verifier: mcpTokenVer
   await transport.handleRequest(req, res, req.body);
 });
 `;
-const BEARER_2 = BEARER_1
-  .replace("import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';", "import { requireBearerAuth } from '@modelcontextprotocol/express';")
-  .replace("import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';", "import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';");
+const BEARER_2 = BEARER_1.replace(
+  "import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';",
+  "import { requireBearerAuth } from '@modelcontextprotocol/express';",
+).replace(
+  "import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';",
+  "import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';",
+);
 const REST = `import express from 'express';
 import { createTokenAuth } from '${path.join(root, 'lib')}';
 import '${path.join(root, 'lib', 'mcp')}';
@@ -40,18 +46,31 @@ let previous: ts.Program | undefined;
 /** Diagnostics of a program made of these sources (name → text), with or without the mcp entry's switch. */
 function diagnostics(sources: Record<string, string>, withSwitch: boolean): string[] {
   const options: ts.CompilerOptions = {
-    strict: true, noEmit: true, skipLibCheck: false, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10, esModuleInterop: true, types: ['node'],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    esModuleInterop: true,
+    types: ['node'],
   };
-  const files = Object.fromEntries(Object.entries(sources).map(([name, text]) => [path.join(root, '__tests__', 'mcp', name), text]));
+  const files = Object.fromEntries(
+    Object.entries(sources).map(([name, text]) => [path.join(root, '__tests__', 'mcp', name), text]),
+  );
   const host = ts.createCompilerHost(options);
   const original = host.getSourceFile;
-  host.getSourceFile = (name, version, ...rest) => (files[name] !== undefined ? ts.createSourceFile(name, files[name], version) : original.call(host, name, version, ...rest));
+  host.getSourceFile = (name, version, ...rest) =>
+    files[name] !== undefined
+      ? ts.createSourceFile(name, files[name], version)
+      : original.call(host, name, version, ...rest);
   const original2 = host.fileExists;
   host.fileExists = (name) => files[name] !== undefined || original2.call(host, name);
   const program = ts.createProgram([...Object.keys(files), ...(withSwitch ? [SWITCH] : [])], options, host, previous);
   previous = program;
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? ''}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 describe('docs/mcp.md in TypeScript (strict, skipLibCheck off)', () => {
@@ -62,7 +81,10 @@ describe('docs/mcp.md in TypeScript (strict, skipLibCheck off)', () => {
     expect(server2).toContain('transport.handleRequest(req, res, req.body)');
     expect(`${server1}${server2}`).not.toMatch(/ as (?!const)/);
     // The one error: a program that loads the mcp entry reads claims through auth.claims(req), not req.auth.
-    const errors = diagnostics({ 'server1.ts': server1, 'server2.ts': server2, 'bearer2.ts': BEARER_2, 'rest.ts': REST }, true);
+    const errors = diagnostics(
+      { 'server1.ts': server1, 'server2.ts': server2, 'bearer2.ts': BEARER_2, 'rest.ts': REST },
+      true,
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/rest\.ts: TS2339 Property 'sub' does not exist/);
   });

@@ -12,7 +12,10 @@ function run(nodeDebug: string | undefined): Promise<ChildRun> {
   delete env.NODE_DEBUG;
   if (nodeDebug !== undefined) env.NODE_DEBUG = nodeDebug;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'debug-refusals.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'debug-refusals.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const timer = setTimeout(() => child.kill(), 20_000);
@@ -27,7 +30,8 @@ function run(nodeDebug: string | undefined): Promise<ChildRun> {
   });
 }
 
-const STRICT_HINT = "(claims: 'strict' accepts only the identity service's Shape B; tokens of other authorization servers need claims: 'jwt' or 'at+jwt')";
+const STRICT_HINT =
+  "(claims: 'strict' accepts only the identity service's Shape B; tokens of other authorization servers need claims: 'jwt' or 'at+jwt')";
 
 describe('NODE_DEBUG=express-verified-user', () => {
   let debug: ChildRun;
@@ -36,7 +40,10 @@ describe('NODE_DEBUG=express-verified-user', () => {
   }, 30_000);
 
   it('prints one line per refusal: status, code, reason, iss, kid, alg, the accepted issuers of an iss refusal, and the mode when the mode refused', () => {
-    const lines = debug.stderr.trim().split('\n').map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
+    const lines = debug.stderr
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
     expect(lines).toEqual([
       `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
       `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,

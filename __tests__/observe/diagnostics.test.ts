@@ -12,7 +12,13 @@ function recordVerifications(): { events: Event[]; stop: () => void } {
   const events: Event[] = [];
   const channel = diagnostics.tracingChannel<unknown, VerifyTrace>(VERIFY_CHANNEL);
   const record = (name: string) => (ctx: VerifyTrace) => events.push([name, { ...ctx }]);
-  const handlers = { start: record('start'), end: record('end'), asyncStart: record('asyncStart'), asyncEnd: record('asyncEnd'), error: record('error') };
+  const handlers = {
+    start: record('start'),
+    end: record('end'),
+    asyncStart: record('asyncStart'),
+    asyncEnd: record('asyncEnd'),
+    error: record('error'),
+  };
   channel.subscribe(handlers);
   return { events, stop: () => channel.unsubscribe(handlers) };
 }
@@ -66,20 +72,33 @@ describe('the express-verified-user:verify tracing channel', () => {
     const forged = sign(shapeB(NOW), 'another-secret-that-is-long-enough-for-hs256');
     await expect(auth.verify(forged)).rejects.toMatchObject({ code: 'invalid_token' });
     expect(events.map(([name]) => name)).toEqual(['start', 'error', 'end']);
-    expect(events[1][1]).toMatchObject({ code: 'invalid_token', reason: 'signature', alg: 'HS256', iss: ISSUER, cached: false });
+    expect(events[1][1]).toMatchObject({
+      code: 'invalid_token',
+      reason: 'signature',
+      alg: 'HS256',
+      iss: ISSUER,
+      cached: false,
+    });
     expect(JSON.stringify(events.map(([, ctx]) => ({ ...ctx, error: undefined })))).not.toContain(forged.split('.')[2]);
   });
 
   it('publishes asyncStart and asyncEnd when the answer waits on a key fetch, and the key fetch on its own channel', async () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const server = await startLoopbackServer((_req, res) => json(res, 200, { keys: [{ ...rsa.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] }));
+    const server = await startLoopbackServer((_req, res) =>
+      json(res, 200, { keys: [{ ...rsa.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] }),
+    );
     servers.push(server);
     const fetches: FetchEvent[] = [];
     const onFetch = (message: unknown) => fetches.push(message as FetchEvent);
     diagnostics.subscribe('express-verified-user:fetch:key', onFetch);
     stops.push(() => diagnostics.unsubscribe('express-verified-user:fetch:key', onFetch));
     const events = listen();
-    const auth = createTokenAuth({ key: { jwksUri: `${server.origin}/jwks?secret=x` }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
+    const auth = createTokenAuth({
+      key: { jwksUri: `${server.origin}/jwks?secret=x` },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    });
     opened.push(auth);
     await auth.verify(sign(shapeB(NOW), rsa.privateKey, 'RS256', { kid: 'k1' }));
     expect(events.map(([name]) => name)).toEqual(['start', 'end', 'asyncStart', 'asyncEnd']);
@@ -96,18 +115,27 @@ describe('the express-verified-user:verify tracing channel', () => {
     const onFetch = (message: unknown) => fetches.push(message as FetchEvent);
     diagnostics.subscribe('express-verified-user:fetch:key', onFetch);
     stops.push(() => diagnostics.unsubscribe('express-verified-user:fetch:key', onFetch));
-    const auth = createTokenAuth({ key: { jwksUri: `${server.origin}/jwks` }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
+    const auth = createTokenAuth({
+      key: { jwksUri: `${server.origin}/jwks` },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    });
     opened.push(auth);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    await expect(auth.verify(sign(shapeB(NOW), rsa.privateKey, 'RS256', { kid: 'k1' }))).rejects.toMatchObject({ code: 'verification_unavailable' });
+    await expect(auth.verify(sign(shapeB(NOW), rsa.privateKey, 'RS256', { kid: 'k1' }))).rejects.toMatchObject({
+      code: 'verification_unavailable',
+    });
     expect(fetches[0]).toMatchObject({ kind: 'key', status: 500, outcome: 'http-error' });
   });
 
   it('publishes the metadata fetch of issuerBaseURL on the discovery channel and the JWKS fetch on the key channel', async () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const server = await startLoopbackServer((req, res) => {
-      if (req.url === '/.well-known/openid-configuration') json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/jwks` });
-      else if (req.url === '/jwks') json(res, 200, { keys: [{ ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] });
+      if (req.url === '/.well-known/openid-configuration')
+        json(res, 200, { issuer: server.origin, jwks_uri: `${server.origin}/jwks` });
+      else if (req.url === '/jwks')
+        json(res, 200, { keys: [{ ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] });
       else json(res, 404, {});
     });
     servers.push(server);
@@ -121,7 +149,12 @@ describe('the express-verified-user:verify tracing channel', () => {
     opened.push(auth);
     await auth.verify(sign(shapeB(NOW, { iss: server.origin }), ec.privateKey, 'ES256', { kid: 'k1' }));
     expect(fetches).toEqual([
-      expect.objectContaining({ kind: 'discovery', url: `${server.origin}/.well-known/openid-configuration`, status: 200, outcome: 'ok' }),
+      expect.objectContaining({
+        kind: 'discovery',
+        url: `${server.origin}/.well-known/openid-configuration`,
+        status: 200,
+        outcome: 'ok',
+      }),
       expect.objectContaining({ kind: 'key', url: `${server.origin}/jwks`, status: 200, outcome: 'ok' }),
     ]);
   });

@@ -8,8 +8,17 @@ import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, b64, ecKeys, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import {
-  answerOf, expectRefused, getMe, hitCounter, HS256_OPTIONS, protectedApp, rawToken, refusal, withSegment,
-  type HitCounter, type ProtectedApp,
+  answerOf,
+  expectRefused,
+  getMe,
+  hitCounter,
+  HS256_OPTIONS,
+  protectedApp,
+  rawToken,
+  refusal,
+  withSegment,
+  type HitCounter,
+  type ProtectedApp,
 } from './harness';
 
 const rsa = rsaKeys();
@@ -18,8 +27,18 @@ const attacker = rsaKeys();
 const claims = shapeB(NOW);
 const bearer = (token: string) => `Bearer ${token}`;
 
-const RS256_OPTIONS: TokenAuthOptions = { key: { publicKey: rsa.publicKey }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
-const ES256_OPTIONS: TokenAuthOptions = { key: { publicKey: ec.publicKey }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
+const RS256_OPTIONS: TokenAuthOptions = {
+  key: { publicKey: rsa.publicKey },
+  issuer: ISSUER,
+  audience: AUDIENCE,
+  clock: () => NOW,
+};
+const ES256_OPTIONS: TokenAuthOptions = {
+  key: { publicKey: ec.publicKey },
+  issuer: ISSUER,
+  audience: AUDIENCE,
+  clock: () => NOW,
+};
 
 /** The public key as an attacker finds it (a JWKS, a certificate, a PEM in the docs), in every usual form. */
 function publicKeyForms(publicKey: KeyObject): Array<[string, string | Buffer]> {
@@ -29,7 +48,8 @@ function publicKeyForms(publicKey: KeyObject): Array<[string, string | Buffer]> 
     ['its SPKI DER', publicKey.export({ type: 'spki', format: 'der' })],
     ['its JWK JSON', JSON.stringify(publicKey.export({ format: 'jwk' }))],
   ];
-  if (publicKey.asymmetricKeyType === 'rsa') forms.push(['its PKCS#1 PEM', publicKey.export({ type: 'pkcs1', format: 'pem' })]);
+  if (publicKey.asymmetricKeyType === 'rsa')
+    forms.push(['its PKCS#1 PEM', publicKey.export({ type: 'pkcs1', format: 'pem' })]);
   return forms;
 }
 
@@ -38,7 +58,11 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
   let rs: ProtectedApp;
   let es: ProtectedApp;
   beforeAll(async () => {
-    [hs, rs, es] = await Promise.all([protectedApp(express), protectedApp(express, RS256_OPTIONS), protectedApp(express, ES256_OPTIONS)]);
+    [hs, rs, es] = await Promise.all([
+      protectedApp(express),
+      protectedApp(express, RS256_OPTIONS),
+      protectedApp(express, ES256_OPTIONS),
+    ]);
   });
   afterAll(() => Promise.all([hs.close(), rs.close(), es.close()]));
 
@@ -114,14 +138,21 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
     it('refuses a payload tampered after signing (scopes widened, issuer kept)', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify'] }));
       const widened = b64(shapeB(NOW, { scopes: ['identify', 'admin'] }));
-      for (const [app, t] of [[hs, token], [rs, sign(shapeB(NOW), rsa.privateKey, 'RS256')], [es, sign(shapeB(NOW), ec.privateKey, 'ES256')]] as const) {
+      for (const [app, t] of [
+        [hs, token],
+        [rs, sign(shapeB(NOW), rsa.privateKey, 'RS256')],
+        [es, sign(shapeB(NOW), ec.privateKey, 'ES256')],
+      ] as const) {
         await expectRefused(app.server, bearer(withSegment(t, 1, widened)), 'invalid');
       }
     });
 
     it('refuses a payload with its exp extended after signing', async () => {
       const token = sign(shapeB(NOW - 1000));
-      const extended = b64({ ...JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()), exp: NOW + 10_000 });
+      const extended = b64({
+        ...JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()),
+        exp: NOW + 10_000,
+      });
       await expectRefused(hs.server, bearer(withSegment(token, 1, extended)), 'invalid');
     });
 
@@ -137,7 +168,11 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
 
     it('refuses a token signed with a guessed weak secret (jwt-cracker dictionary; RFC 8725 §2.2)', async () => {
       for (const guess of ['secret', '', 'password', 'your-256-bit-secret', ISSUER]) {
-        await expectRefused(hs.server, bearer(rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT' }), JSON.stringify(claims), guess)), 'invalid');
+        await expectRefused(
+          hs.server,
+          bearer(rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT' }), JSON.stringify(claims), guess)),
+          'invalid',
+        );
       }
     });
   });
@@ -158,16 +193,32 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
     it('refuses RS256 relabelled PS256 (and the reverse) on an app that accepts both', async () => {
       const app = await protectedApp(express, { ...RS256_OPTIONS, algorithms: ['RS256', 'PS256'] });
       try {
-        await expectRefused(app.server, bearer(withSegment(sign(claims, rsa.privateKey, 'RS256'), 0, b64({ alg: 'PS256', typ: 'JWT' }))), 'invalid');
-        await expectRefused(app.server, bearer(withSegment(sign(claims, rsa.privateKey, 'PS256'), 0, b64({ alg: 'RS256', typ: 'JWT' }))), 'invalid');
+        await expectRefused(
+          app.server,
+          bearer(withSegment(sign(claims, rsa.privateKey, 'RS256'), 0, b64({ alg: 'PS256', typ: 'JWT' }))),
+          'invalid',
+        );
+        await expectRefused(
+          app.server,
+          bearer(withSegment(sign(claims, rsa.privateKey, 'PS256'), 0, b64({ alg: 'RS256', typ: 'JWT' }))),
+          'invalid',
+        );
       } finally {
         await app.close();
       }
     });
 
     it('refuses RS256 relabelled RS512 and ES256 relabelled ES384', async () => {
-      await expectRefused(rs.server, bearer(withSegment(sign(claims, rsa.privateKey, 'RS256'), 0, b64({ alg: 'RS512', typ: 'JWT' }))), 'invalid');
-      await expectRefused(es.server, bearer(withSegment(sign(claims, ec.privateKey, 'ES256'), 0, b64({ alg: 'ES384', typ: 'JWT' }))), 'invalid');
+      await expectRefused(
+        rs.server,
+        bearer(withSegment(sign(claims, rsa.privateKey, 'RS256'), 0, b64({ alg: 'RS512', typ: 'JWT' }))),
+        'invalid',
+      );
+      await expectRefused(
+        es.server,
+        bearer(withSegment(sign(claims, ec.privateKey, 'ES256'), 0, b64({ alg: 'ES384', typ: 'JWT' }))),
+        'invalid',
+      );
     });
 
     it('refuses a correctly signed token in an algorithm the app does not accept (HS384 at an HS256 app)', async () => {
@@ -177,29 +228,45 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
   });
 
   describe('key confusion: HS256 signed with the public key (RFC 8725 §2.1, §3.1; CVE-2015-9235, CVE-2016-10555)', () => {
-    it.each(publicKeyForms(rsa.publicKey))('refuses HS256 signed with the RS256 app\'s public key as %s', async (_form, hmacKey) => {
-      const token = rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT' }), JSON.stringify(claims), hmacKey);
-      await expectRefused(rs.server, bearer(token), 'invalid');
-    });
+    it.each(publicKeyForms(rsa.publicKey))(
+      "refuses HS256 signed with the RS256 app's public key as %s",
+      async (_form, hmacKey) => {
+        const token = rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT' }), JSON.stringify(claims), hmacKey);
+        await expectRefused(rs.server, bearer(token), 'invalid');
+      },
+    );
 
-    it.each(publicKeyForms(ec.publicKey))('refuses HS256 signed with the ES256 app\'s public key as %s', async (_form, hmacKey) => {
-      const token = rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT' }), JSON.stringify(claims), hmacKey);
-      await expectRefused(es.server, bearer(token), 'invalid');
-    });
+    it.each(publicKeyForms(ec.publicKey))(
+      "refuses HS256 signed with the ES256 app's public key as %s",
+      async (_form, hmacKey) => {
+        const token = rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT' }), JSON.stringify(claims), hmacKey);
+        await expectRefused(es.server, bearer(token), 'invalid');
+      },
+    );
 
     it('cannot be configured into confusion: HS256 next to a public key, or RS256 next to a secret, throws at set-up', () => {
       expect(() => createTokenAuth({ ...RS256_OPTIONS, algorithms: ['RS256', 'HS256'] })).toThrow(TypeError);
       expect(() => createTokenAuth({ ...HS256_OPTIONS, algorithms: ['HS256', 'RS256'] })).toThrow(TypeError);
       const pem = String(rsa.publicKey.export({ type: 'spki', format: 'pem' }));
       // The PEM is public: HS256 with it as the "secret" is exactly the confusion, so it is refused at set-up.
-      expect(() => createTokenAuth({ ...HS256_OPTIONS, key: { publicKey: pem }, algorithms: ['HS256'] })).toThrow(TypeError);
+      expect(() => createTokenAuth({ ...HS256_OPTIONS, key: { publicKey: pem }, algorithms: ['HS256'] })).toThrow(
+        TypeError,
+      );
     });
 
     it('refuses HS256 through a key resolver that hands out an RSA key, even with HS256 and RS256 both allowed', async () => {
-      const app = await protectedApp(express, { ...RS256_OPTIONS, key: () => rsa.publicKey, algorithms: ['RS256', 'HS256'] });
+      const app = await protectedApp(express, {
+        ...RS256_OPTIONS,
+        key: () => rsa.publicKey,
+        algorithms: ['RS256', 'HS256'],
+      });
       try {
         const pem = rsa.publicKey.export({ type: 'spki', format: 'pem' });
-        await expectRefused(app.server, bearer(rawToken(JSON.stringify({ alg: 'HS256' }), JSON.stringify(claims), pem)), 'invalid');
+        await expectRefused(
+          app.server,
+          bearer(rawToken(JSON.stringify({ alg: 'HS256' }), JSON.stringify(claims), pem)),
+          'invalid',
+        );
         expect((await getMe(app.server, bearer(sign(claims, rsa.privateKey, 'RS256')))).status).toBe(200);
       } finally {
         await app.close();
@@ -216,7 +283,7 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
       }
     });
 
-    it('refuses ES256 signed on another curve\'s key and an EC token at an RSA app', async () => {
+    it("refuses ES256 signed on another curve's key and an EC token at an RSA app", async () => {
       const p384 = ecKeys('secp384r1');
       await expectRefused(es.server, bearer(sign(claims, p384.privateKey, 'ES384')), 'invalid');
       await expectRefused(rs.server, bearer(sign(claims, ec.privateKey, 'ES256')), 'invalid');
@@ -236,13 +303,16 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
     const headers = (): Array<[string, Record<string, unknown>]> => [
       ['an embedded jwk (CVE-2018-0114)', { jwk: attackerJwk() }],
       ['an embedded jwk with a kid', { jwk: { ...attackerJwk(), kid: 'attacker' }, kid: 'attacker' }],
-      ['a jku pointing at the attacker\'s JWKS', { jku: `${counter.url}/jwks.json`, kid: 'attacker' }],
-      ['an x5u pointing at the attacker\'s certificate', { x5u: `${counter.url}/cert.pem` }],
-      ['an x5c chain holding the attacker\'s key', { x5c: [attackerDer()] }],
-      ['jku, x5u, jwk and x5c together', { jku: `${counter.url}/a`, x5u: `${counter.url}/b`, jwk: attackerJwk(), x5c: [attackerDer()] }],
+      ["a jku pointing at the attacker's JWKS", { jku: `${counter.url}/jwks.json`, kid: 'attacker' }],
+      ["an x5u pointing at the attacker's certificate", { x5u: `${counter.url}/cert.pem` }],
+      ["an x5c chain holding the attacker's key", { x5c: [attackerDer()] }],
+      [
+        'jku, x5u, jwk and x5c together',
+        { jku: `${counter.url}/a`, x5u: `${counter.url}/b`, jwk: attackerJwk(), x5c: [attackerDer()] },
+      ],
     ];
 
-    it('refuses every such token signed with the attacker\'s private key, and fetches nothing', async () => {
+    it("refuses every such token signed with the attacker's private key, and fetches nothing", async () => {
       for (const [_case, header] of headers()) {
         await expectRefused(rs.server, bearer(sign(claims, attacker.privateKey, 'RS256', header)), 'invalid');
       }
@@ -251,7 +321,11 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
 
     it('refuses an embedded HMAC jwk (kty oct) at an HS256 app, and fetches nothing', async () => {
       const k = Buffer.from('attacker-chosen-secret-of-32-bytes!!').toString('base64url');
-      const token = rawToken(JSON.stringify({ alg: 'HS256', jwk: { kty: 'oct', k }, jku: `${counter.url}/k` }), JSON.stringify(claims), Buffer.from(k, 'base64url'));
+      const token = rawToken(
+        JSON.stringify({ alg: 'HS256', jwk: { kty: 'oct', k }, jku: `${counter.url}/k` }),
+        JSON.stringify(claims),
+        Buffer.from(k, 'base64url'),
+      );
       await expectRefused(hs.server, bearer(token), 'invalid');
       expect(counter.hits).toBe(0);
     });
@@ -265,9 +339,20 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
 
     it('does not hand jku/x5u to a key resolver as something to trust: the resolver sees them but the key it returns decides', async () => {
       const seen: unknown[] = [];
-      const app = await protectedApp(express, { ...RS256_OPTIONS, key: (header) => { seen.push(header.jku); return rsa.publicKey; }, algorithms: ['RS256'] });
+      const app = await protectedApp(express, {
+        ...RS256_OPTIONS,
+        key: (header) => {
+          seen.push(header.jku);
+          return rsa.publicKey;
+        },
+        algorithms: ['RS256'],
+      });
       try {
-        await expectRefused(app.server, bearer(sign(claims, attacker.privateKey, 'RS256', { jku: `${counter.url}/jwks.json` })), 'invalid');
+        await expectRefused(
+          app.server,
+          bearer(sign(claims, attacker.privateKey, 'RS256', { jku: `${counter.url}/jwks.json` })),
+          'invalid',
+        );
         expect(seen).toEqual([`${counter.url}/jwks.json`]);
         expect(counter.hits).toBe(0);
       } finally {
@@ -295,7 +380,10 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
       'x'.repeat(4000),
     ];
 
-    const labelled = kids.map((kid): [string, string] => [kid.length > 40 ? `${kid.slice(0, 12)}… (${kid.length} characters)` : JSON.stringify(kid), kid]);
+    const labelled = kids.map((kid): [string, string] => [
+      kid.length > 40 ? `${kid.slice(0, 12)}… (${kid.length} characters)` : JSON.stringify(kid),
+      kid,
+    ]);
     it.each(labelled)('refuses kid %s with a token HMAC-signed with an empty or guessable key', async (_label, kid) => {
       for (const key of ['', 'AA==', '\n', 'attacker-secret']) {
         const token = rawToken(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid }), JSON.stringify(claims), key);
@@ -335,7 +423,7 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
       await expectRefused(es.server, bearer(sign(claims, ecKeys().privateKey, 'ES256')), 'invalid');
     });
 
-    it('refuses an RSA-PSS-only key\'s token at an RS256 app', async () => {
+    it("refuses an RSA-PSS-only key's token at an RS256 app", async () => {
       const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
       await expectRefused(rs.server, bearer(sign(claims, pss.privateKey, 'PS256')), 'invalid');
     });
@@ -343,7 +431,16 @@ describe.each(EXPRESS_VERSIONS)('forged signatures and algorithm attacks through
     it('gives every refusal the same answer, whatever went wrong', async () => {
       const answers = await Promise.all([
         getMe(hs.server, bearer(`${b64({ alg: 'none' })}.${b64(claims)}.`)),
-        getMe(rs.server, bearer(rawToken(JSON.stringify({ alg: 'HS256' }), JSON.stringify(claims), rsa.publicKey.export({ type: 'spki', format: 'pem' })))),
+        getMe(
+          rs.server,
+          bearer(
+            rawToken(
+              JSON.stringify({ alg: 'HS256' }),
+              JSON.stringify(claims),
+              rsa.publicKey.export({ type: 'spki', format: 'pem' }),
+            ),
+          ),
+        ),
         getMe(hs.server, bearer(withSegment(sign(claims), 2, ''))),
       ]);
       for (const res of answers) expect(answerOf(res)).toEqual(refusal('invalid'));

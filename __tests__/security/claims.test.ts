@@ -8,7 +8,14 @@ import { createHmac } from 'node:crypto';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 import {
-  answerOf, expectRefused, getMe, HS256_OPTIONS, protectedApp, rawToken, refusal, type ProtectedApp,
+  answerOf,
+  expectRefused,
+  getMe,
+  HS256_OPTIONS,
+  protectedApp,
+  rawToken,
+  refusal,
+  type ProtectedApp,
 } from './harness';
 
 const HEADER = JSON.stringify({ alg: 'HS256', typ: 'JWT' });
@@ -23,7 +30,8 @@ function payloadWith(name: string, raw: string | undefined, base: Record<string,
 }
 
 /** A genuinely signed token with one claim replaced by raw JSON text. */
-const tokenWith = (name: string, raw: string | undefined, base?: Record<string, unknown>) => rawToken(HEADER, payloadWith(name, raw, base));
+const tokenWith = (name: string, raw: string | undefined, base?: Record<string, unknown>) =>
+  rawToken(HEADER, payloadWith(name, raw, base));
 
 describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) => {
   let app: ProtectedApp;
@@ -86,7 +94,9 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
       const strict = await protectedApp(express, { ...HS256_OPTIONS, clockTolerance: 0 });
       try {
         await expectRefused(strict.server, bearer(tokenWith('exp', String(NOW), shapeB(NOW - 100))), 'expired');
-        expect((await getMe(strict.server, bearer(tokenWith('exp', String(NOW + 1), shapeB(NOW - 100))))).status).toBe(200);
+        expect((await getMe(strict.server, bearer(tokenWith('exp', String(NOW + 1), shapeB(NOW - 100))))).status).toBe(
+          200,
+        );
       } finally {
         await strict.close();
       }
@@ -203,7 +213,10 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
 
     it('in jwt mode reads scopes as a string and scope as an array (Spring), as SPEC §10 says', async () => {
       expect((await getMe(jwtMode.server, bearer(tokenWith('scopes', '"identify email"')))).status).toBe(200);
-      expect((await getMe(jwtMode.server, bearer(tokenWith('scope', '["identify"]', shapeB(NOW, { scopes: undefined }))))).status).toBe(200);
+      expect(
+        (await getMe(jwtMode.server, bearer(tokenWith('scope', '["identify"]', shapeB(NOW, { scopes: undefined })))))
+          .status,
+      ).toBe(200);
     });
 
     it('in jwt mode splits a scope string on spaces only, and compares case-sensitively', async () => {
@@ -243,7 +256,11 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     });
 
     it('judges raw invalid UTF-8 inside a string of a genuine token once, without crashing', async () => {
-      const bytes = Buffer.concat([Buffer.from(`${payload.slice(0, -1)},"x":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+      const bytes = Buffer.concat([
+        Buffer.from(`${payload.slice(0, -1)},"x":"`),
+        Buffer.from([0xc3, 0x28, 0xff]),
+        Buffer.from('"}'),
+      ]);
       const input = `${Buffer.from(HEADER).toString('base64url')}.${bytes.toString('base64url')}`;
       const token = `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
       // The bytes decode to U+FFFD: still a JSON object under a valid signature that only the issuer could make.
@@ -262,7 +279,8 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     // exact bytes; the member that decides (the last) is the one every check sees, so no parser differential
     // exists inside this package. Refusing duplicates would need a second, slower parser on the hot path.
     const body = JSON.stringify(shapeB(NOW));
-    const withMember = (json: string, member: string, first = false) => (first ? `{${member},${json.slice(1)}` : `${json.slice(0, -1)},${member}}`);
+    const withMember = (json: string, member: string, first = false) =>
+      first ? `{${member},${json.slice(1)}` : `${json.slice(0, -1)},${member}}`;
 
     it('refuses {"alg":"HS256","alg":"none"}: the last alg is the one checked', async () => {
       await expectRefused(app.server, bearer(rawToken('{"alg":"HS256","alg":"none"}', body)), 'invalid');
@@ -287,7 +305,10 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     });
 
     it('puts exactly the last members on req.auth (what was checked is what the app sees)', async () => {
-      const res = await getMe(app.server, bearer(rawToken(HEADER, withMember(body, '"sub":"first"', true).replace('"sub":null', '"sub":"last"'))));
+      const res = await getMe(
+        app.server,
+        bearer(rawToken(HEADER, withMember(body, '"sub":"first"', true).replace('"sub":null', '"sub":"last"'))),
+      );
       expect(res.status).toBe(200);
       expect(res.body.sub).toBe('last');
     });
@@ -307,15 +328,22 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
       },
     );
 
-    it.each(['constructor', '__proto__', 'toString'])('refuses a provider named %s whose id is missing (same rule as any provider)', async (provider) => {
-      const providers = `{${JSON.stringify(provider)}:{"name":"x"}}`;
-      await expectRefused(app.server, bearer(tokenWith('providers', providers)), 'invalid');
-    });
+    it.each(['constructor', '__proto__', 'toString'])(
+      'refuses a provider named %s whose id is missing (same rule as any provider)',
+      async (provider) => {
+        const providers = `{${JSON.stringify(provider)}:{"name":"x"}}`;
+        await expectRefused(app.server, bearer(tokenWith('providers', providers)), 'invalid');
+      },
+    );
 
     it('does not let a "__proto__" member grant scopes or pollute Object.prototype', async () => {
       const scoped = await protectedApp(express, HS256_OPTIONS, ['admin']);
       try {
-        const payload = payloadWith('__proto__', '{"scopes":["admin"],"admin":true}', shapeB(NOW, { scopes: ['identify'] }));
+        const payload = payloadWith(
+          '__proto__',
+          '{"scopes":["admin"],"admin":true}',
+          shapeB(NOW, { scopes: ['identify'] }),
+        );
         const res = await getMe(scoped.server, bearer(rawToken(HEADER, payload)));
         expect(res.status).toBe(403);
         expect(({} as Record<string, unknown>).admin).toBeUndefined();
@@ -326,11 +354,19 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     });
 
     it('does not let "__proto__" in the header supply alg', async () => {
-      await expectRefused(app.server, bearer(rawToken('{"__proto__":{"alg":"HS256"}}', JSON.stringify(shapeB(NOW)))), 'invalid');
+      await expectRefused(
+        app.server,
+        bearer(rawToken('{"__proto__":{"alg":"HS256"}}', JSON.stringify(shapeB(NOW)))),
+        'invalid',
+      );
     });
 
     it('refuses metadata whose fields hide under __proto__', async () => {
-      await expectRefused(app.server, bearer(tokenWith('metadata', '{"__proto__":{"createdAt":"2024-01-01T00:00:00Z","authorizer":"x"}}')), 'invalid');
+      await expectRefused(
+        app.server,
+        bearer(tokenWith('metadata', '{"__proto__":{"createdAt":"2024-01-01T00:00:00Z","authorizer":"x"}}')),
+        'invalid',
+      );
     });
   });
 
@@ -346,8 +382,16 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
       ['a null avatar outside discord', 'providers', '{"roblox":{"id":"1","username":null}}'],
       ['metadata.createdAt not ISO 8601 UTC', 'metadata', '{"createdAt":"2024-01-01 00:00:00","authorizer":"x"}'],
       ['metadata.createdAt an impossible date', 'metadata', '{"createdAt":"2024-02-31T00:00:00Z","authorizer":"x"}'],
-      ['metadata.createdAt on Feb 29 of a common year', 'metadata', '{"createdAt":"2023-02-29T00:00:00Z","authorizer":"x"}'],
-      ['metadata.createdAt on Feb 29 of a century that is not a leap year', 'metadata', '{"createdAt":"2100-02-29T00:00:00Z","authorizer":"x"}'],
+      [
+        'metadata.createdAt on Feb 29 of a common year',
+        'metadata',
+        '{"createdAt":"2023-02-29T00:00:00Z","authorizer":"x"}',
+      ],
+      [
+        'metadata.createdAt on Feb 29 of a century that is not a leap year',
+        'metadata',
+        '{"createdAt":"2100-02-29T00:00:00Z","authorizer":"x"}',
+      ],
       ['metadata.createdAt on April 31', 'metadata', '{"createdAt":"2024-04-31T00:00:00Z","authorizer":"x"}'],
       ['metadata.createdAt with an offset', 'metadata', '{"createdAt":"2024-01-01T00:00:00+01:00","authorizer":"x"}'],
       ['metadata.authorizer missing', 'metadata', '{"createdAt":"2024-01-01T00:00:00Z"}'],

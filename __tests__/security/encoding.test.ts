@@ -10,7 +10,16 @@ import { createTokenAuth } from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { b64, NOW, rsaKeys, SECRET, shapeB, sign, ecKeys, ISSUER, AUDIENCE } from '../fixtures/issuer';
 import {
-  answerOf, closeServer, expectRefused, getMe, HS256_OPTIONS, listen, protectedApp, rawRequest, refusal, withSegment,
+  answerOf,
+  closeServer,
+  expectRefused,
+  getMe,
+  HS256_OPTIONS,
+  listen,
+  protectedApp,
+  rawRequest,
+  refusal,
+  withSegment,
   type ProtectedApp,
 } from './harness';
 
@@ -59,8 +68,18 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
   let es: ProtectedApp;
   beforeAll(async () => {
     app = await protectedApp(express);
-    rs = await protectedApp(express, { key: { publicKey: rsa.publicKey }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
-    es = await protectedApp(express, { key: { publicKey: ec.publicKey }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
+    rs = await protectedApp(express, {
+      key: { publicKey: rsa.publicKey },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    });
+    es = await protectedApp(express, {
+      key: { publicKey: ec.publicKey },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    });
   });
   afterAll(() => Promise.all([app.close(), rs.close(), es.close()]));
 
@@ -73,8 +92,20 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
 
     it.each([
       ['"=" padding on the signature', (t: string) => `${t}=`],
-      ['"=" padding on the payload', (t: string) => { const [h, p, s] = t.split('.'); return `${h}.${p}==.${s}`; }],
-      ['"=" padding on the header', (t: string) => { const [h, p, s] = t.split('.'); return `${h}=.${p}.${s}`; }],
+      [
+        '"=" padding on the payload',
+        (t: string) => {
+          const [h, p, s] = t.split('.');
+          return `${h}.${p}==.${s}`;
+        },
+      ],
+      [
+        '"=" padding on the header',
+        (t: string) => {
+          const [h, p, s] = t.split('.');
+          return `${h}=.${p}.${s}`;
+        },
+      ],
       ['base64 "+" for "-"', (t: string) => t.replace(/-/g, '+')],
       ['base64 "/" for "_"', (t: string) => t.replace(/_/g, '/')],
       ['a space inside', (t: string) => `${t.slice(0, 20)} ${t.slice(20)}`],
@@ -110,7 +141,10 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
     it('refuses a header or payload re-spelt with pad bits set, even when the signature covers that spelling', async () => {
       const base = sign(shapeB(NOW));
       const [h, p] = base.split('.');
-      for (const [hh, pp] of [[h.length % 4 === 0 ? h : withPadBitsSet(h), p], [h, p.length % 4 === 0 ? p : withPadBitsSet(p)]]) {
+      for (const [hh, pp] of [
+        [h.length % 4 === 0 ? h : withPadBitsSet(h), p],
+        [h, p.length % 4 === 0 ? p : withPadBitsSet(p)],
+      ]) {
         if (hh === h && pp === p) continue;
         const input = `${hh}.${pp}`;
         const respelt = `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
@@ -187,9 +221,20 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
     });
 
     it('refuses two Authorization header fields instead of silently using the first (RFC 9110 §5.3)', async () => {
-      for (const [first, second] of [[`Bearer ${token}`, 'Bearer forged.forged.forged'], ['Bearer forged.forged.forged', `Bearer ${token}`], [`Bearer ${token}`, `Bearer ${token}`], ['Basic dXNlcjpwYXNz', `Bearer ${token}`]]) {
-        const res = await rawRequest(app.server, `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`);
-        expect({ status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({ status: 401, body: refusal('invalid').body });
+      for (const [first, second] of [
+        [`Bearer ${token}`, 'Bearer forged.forged.forged'],
+        ['Bearer forged.forged.forged', `Bearer ${token}`],
+        [`Bearer ${token}`, `Bearer ${token}`],
+        ['Basic dXNlcjpwYXNz', `Bearer ${token}`],
+      ]) {
+        const res = await rawRequest(
+          app.server,
+          `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`,
+        );
+        expect({ status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({
+          status: 401,
+          body: refusal('invalid').body,
+        });
         expect(res.headers).toContain(`WWW-Authenticate: ${refusal('invalid').challenge}`);
       }
     });
@@ -214,7 +259,10 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
       ['a control character (\\x01)', `Bearer \u0001${token}`],
       ['an obsolete line folding', `Bearer ${token}\r\n x`],
     ])('answers 400 for %s', async (_case, value) => {
-      const res = await rawRequest(app.server, `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${value}\r\nConnection: close\r\n\r\n`);
+      const res = await rawRequest(
+        app.server,
+        `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${value}\r\nConnection: close\r\n\r\n`,
+      );
       expect(res.status).toBe(400);
     });
   });
@@ -228,7 +276,10 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
     it('accepts a genuine token of exactly 16 384 characters and refuses 16 385, before decoding it', async () => {
       // Through verify(): over HTTP, Node's own 16 KiB header limit answers 431 for these before any middleware.
       let asked = 0;
-      const keyOf = () => { asked++; return undefined; };
+      const keyOf = () => {
+        asked++;
+        return undefined;
+      };
       const auth = createTokenAuth({ ...HS256_OPTIONS, key: { secret: SECRET } });
       const counting = createTokenAuth({ ...HS256_OPTIONS, key: keyOf, algorithms: ['HS256'] });
       try {
@@ -250,16 +301,27 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
       await expectRefused(app.server, bearer(`${'a'.repeat(7000)}.${'b'.repeat(7000)}.${'c'.repeat(999)}`), 'invalid');
     });
 
-    it('answers 431 for an Authorization header beyond Node\'s header limit, whatever it holds', async () => {
+    it("answers 431 for an Authorization header beyond Node's header limit, whatever it holds", async () => {
       for (const size of [17 * 1024, 64 * 1024, 1024 * 1024]) {
-        const res = await rawRequest(app.server, `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(size)}\r\nConnection: close\r\n\r\n`);
+        const res = await rawRequest(
+          app.server,
+          `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(size)}\r\nConnection: close\r\n\r\n`,
+        );
         expect(res.status).toBe(431);
       }
     });
 
     it('applies a smaller maxTokenLength before any key is asked for', async () => {
       let asked = 0;
-      const small = await protectedApp(express, { ...HS256_OPTIONS, maxTokenLength: 100, key: () => { asked++; return undefined; }, algorithms: ['HS256'] });
+      const small = await protectedApp(express, {
+        ...HS256_OPTIONS,
+        maxTokenLength: 100,
+        key: () => {
+          asked++;
+          return undefined;
+        },
+        algorithms: ['HS256'],
+      });
       try {
         await expectRefused(small.server, bearer(`${'a'.repeat(50)}.${'b'.repeat(50)}.c`), 'invalid');
         expect(asked).toBe(0);
@@ -270,7 +332,11 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
 
     it('refuses deeply nested JSON in a forged token without a stack overflow', async () => {
       const deep = `{"a":${'['.repeat(2500)}${']'.repeat(2500)}}`;
-      await expectRefused(app.server, bearer(`${b64({ alg: 'HS256' })}.${Buffer.from(deep).toString('base64url')}.${'A'.repeat(43)}`), 'invalid');
+      await expectRefused(
+        app.server,
+        bearer(`${b64({ alg: 'HS256' })}.${Buffer.from(deep).toString('base64url')}.${'A'.repeat(43)}`),
+        'invalid',
+      );
     });
   });
 
@@ -305,24 +371,41 @@ describe.each(EXPRESS_VERSIONS)('malformed tokens and Authorization headers thro
     });
 
     it('optionalVerifiedUser refuses two Authorization fields instead of picking one', async () => {
-      const res = await rawRequest(optional, `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic eDp5\r\nAuthorization: Bearer a.b.c\r\nConnection: close\r\n\r\n`);
+      const res = await rawRequest(
+        optional,
+        `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic eDp5\r\nAuthorization: Bearer a.b.c\r\nConnection: close\r\n\r\n`,
+      );
       expect(res.status).toBe(401);
     });
 
     it('lets only a real preflight (OPTIONS with Access-Control-Request-Method) skip authentication, and with no claims', async () => {
-      const preflight = await request(everyMethod).options('/me').set('Access-Control-Request-Method', 'GET').set('Origin', 'https://app.example');
-      expect({ status: preflight.status, body: preflight.body as unknown }).toEqual({ status: 200, body: { method: 'OPTIONS', anonymous: true } });
-      const spoofedGet = await request(everyMethod).get('/me').set('Access-Control-Request-Method', 'GET').set('Origin', 'https://evil.example');
+      const preflight = await request(everyMethod)
+        .options('/me')
+        .set('Access-Control-Request-Method', 'GET')
+        .set('Origin', 'https://app.example');
+      expect({ status: preflight.status, body: preflight.body as unknown }).toEqual({
+        status: 200,
+        body: { method: 'OPTIONS', anonymous: true },
+      });
+      const spoofedGet = await request(everyMethod)
+        .get('/me')
+        .set('Access-Control-Request-Method', 'GET')
+        .set('Origin', 'https://evil.example');
       expect(answerOf(spoofedGet)).toEqual(refusal('missing'));
       const plainOptions = await request(everyMethod).options('/me').set('Origin', 'https://evil.example');
       expect(answerOf(plainOptions)).toEqual(refusal('missing'));
-      const overridden = await request(everyMethod).post('/me').set('Access-Control-Request-Method', 'POST').set('X-HTTP-Method-Override', 'OPTIONS');
+      const overridden = await request(everyMethod)
+        .post('/me')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('X-HTTP-Method-Override', 'OPTIONS');
       expect(answerOf(overridden)).toEqual(refusal('missing'));
     });
   });
 
   it('gives every malformed-token refusal the same body and challenge', async () => {
-    const res = await Promise.all(['Bearer a', 'Bearer a.b', 'Bearer a.b.c', 'Bearer a.b.c.d'].map((h) => getMe(app.server, h)));
+    const res = await Promise.all(
+      ['Bearer a', 'Bearer a.b', 'Bearer a.b.c', 'Bearer a.b.c.d'].map((h) => getMe(app.server, h)),
+    );
     for (const r of res) expect(answerOf(r)).toEqual(refusal('invalid'));
   });
 });

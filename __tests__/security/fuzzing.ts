@@ -47,22 +47,39 @@ function credentialOf(header: string): string | undefined {
 }
 
 /** Send one request; resolves with its status and body text. */
-function send(server: Server, agent: Agent, authorization: string | undefined): Promise<{ status: number; body: string }> {
+function send(
+  server: Server,
+  agent: Agent,
+  authorization: string | undefined,
+): Promise<{ status: number; body: string }> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/me', agent, headers: authorization === undefined ? {} : { Authorization: authorization } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/me',
+        agent,
+        headers: authorization === undefined ? {} : { Authorization: authorization },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 /** The verdict an answer must have: genuine → 200 with the claims; anything else → an exact SPEC §7 401. */
-function judge(header: string | undefined, answer: { status: number; body: string }, genuine: ReadonlySet<string>): string | undefined {
+function judge(
+  header: string | undefined,
+  answer: { status: number; body: string },
+  genuine: ReadonlySet<string>,
+): string | undefined {
   const credential = header === undefined ? undefined : credentialOf(header);
   if (credential !== undefined && genuine.has(credential)) {
     return answer.status === 200 ? undefined : `genuine token answered ${answer.status}`;
@@ -80,9 +97,17 @@ function judge(header: string | undefined, answer: { status: number; body: strin
 function mutation(genuine: readonly string[]): fc.Arbitrary<{ from: string; to: string }> {
   const token = fc.constantFrom(...genuine);
   const at = (t: string) => fc.integer({ min: 0, max: t.length - 1 });
-  const replaceChar = token.chain((t) => fc.tuple(at(t), HEADER_SAFE).map(([i, c]) => ({ from: t, to: t.slice(0, i) + c + t.slice(i + 1) })));
-  const insertChar = token.chain((t) => fc.tuple(fc.integer({ min: 0, max: t.length }), HEADER_SAFE).map(([i, c]) => ({ from: t, to: t.slice(0, i) + c + t.slice(i) })));
-  const deleteRange = token.chain((t) => fc.tuple(at(t), fc.integer({ min: 1, max: 8 })).map(([i, n]) => ({ from: t, to: t.slice(0, i) + t.slice(i + n) })));
+  const replaceChar = token.chain((t) =>
+    fc.tuple(at(t), HEADER_SAFE).map(([i, c]) => ({ from: t, to: t.slice(0, i) + c + t.slice(i + 1) })),
+  );
+  const insertChar = token.chain((t) =>
+    fc
+      .tuple(fc.integer({ min: 0, max: t.length }), HEADER_SAFE)
+      .map(([i, c]) => ({ from: t, to: t.slice(0, i) + c + t.slice(i) })),
+  );
+  const deleteRange = token.chain((t) =>
+    fc.tuple(at(t), fc.integer({ min: 1, max: 8 })).map(([i, n]) => ({ from: t, to: t.slice(0, i) + t.slice(i + n) })),
+  );
   const truncate = token.chain((t) => at(t).map((i) => ({ from: t, to: t.slice(0, i) })));
   const flipPadBit = token.map((t) => {
     const last = BASE64URL.indexOf(t[t.length - 1]);
@@ -94,30 +119,71 @@ function mutation(genuine: readonly string[]): fc.Arbitrary<{ from: string; to: 
     return { from: a, to: parts.join('.') };
   });
   // Segments reordered, dropped or repeated: 1 to 5 of them, in any order.
-  const shuffleSegments = token.chain((t) => fc.array(fc.constantFrom(...t.split('.')), { minLength: 1, maxLength: 5 }).map((parts) => ({ from: t, to: parts.join('.') })));
-  const extraSegments = fc.tuple(token, fc.array(fc.constantFrom('', 'e30', 'AAAA', 'bm9uZQ'), { minLength: 1, maxLength: 3 })).map(([t, more]) => ({ from: t, to: [t, ...more].join('.') }));
-  const editJson = fc.tuple(token, fc.integer({ min: 0, max: 1 }), fc.constantFrom('alg', 'exp', 'iat', 'nbf', 'iss', 'aud', 'scopes', 'kid', 'crit', 'jti', 'sub'), fc.jsonValue({ maxDepth: 2 })).map(([t, i, name, value]) => {
-    const parts = t.split('.');
-    const decoded = JSON.parse(Buffer.from(parts[i], 'base64url').toString('utf8')) as Record<string, unknown>;
-    decoded[name] = value;
-    parts[i] = Buffer.from(JSON.stringify(decoded)).toString('base64url');
-    return { from: t, to: parts.join('.') };
-  });
+  const shuffleSegments = token.chain((t) =>
+    fc
+      .array(fc.constantFrom(...t.split('.')), { minLength: 1, maxLength: 5 })
+      .map((parts) => ({ from: t, to: parts.join('.') })),
+  );
+  const extraSegments = fc
+    .tuple(token, fc.array(fc.constantFrom('', 'e30', 'AAAA', 'bm9uZQ'), { minLength: 1, maxLength: 3 }))
+    .map(([t, more]) => ({ from: t, to: [t, ...more].join('.') }));
+  const editJson = fc
+    .tuple(
+      token,
+      fc.integer({ min: 0, max: 1 }),
+      fc.constantFrom('alg', 'exp', 'iat', 'nbf', 'iss', 'aud', 'scopes', 'kid', 'crit', 'jti', 'sub'),
+      fc.jsonValue({ maxDepth: 2 }),
+    )
+    .map(([t, i, name, value]) => {
+      const parts = t.split('.');
+      const decoded = JSON.parse(Buffer.from(parts[i], 'base64url').toString('utf8')) as Record<string, unknown>;
+      decoded[name] = value;
+      parts[i] = Buffer.from(JSON.stringify(decoded)).toString('base64url');
+      return { from: t, to: parts.join('.') };
+    });
   const reEncode = token.map((t) => ({ from: t, to: t.replace(/-/g, '+').replace(/_/g, '/') }));
   const changeCase = fc.tuple(token, fc.integer({ min: 0, max: 2 })).map(([t, i]) => {
     const parts = t.split('.');
     parts[i] = parts[i].replace(/[a-z]/, (c) => c.toUpperCase());
     return { from: t, to: parts.join('.') };
   });
-  return fc.oneof(replaceChar, insertChar, deleteRange, truncate, flipPadBit, spliceSegments, shuffleSegments, extraSegments, editJson, reEncode, changeCase);
+  return fc.oneof(
+    replaceChar,
+    insertChar,
+    deleteRange,
+    truncate,
+    flipPadBit,
+    spliceSegments,
+    shuffleSegments,
+    extraSegments,
+    editJson,
+    reEncode,
+    changeCase,
+  );
 }
 
 /** An Authorization header built around a (possibly damaged) token, or anything at all. */
 function header(genuine: readonly string[]): fc.Arbitrary<string> {
-  const scheme = fc.constantFrom('Bearer ', 'bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', 'Bearer', 'Basic ', 'Token ', ' Bearer ', 'Bearer:', '');
+  const scheme = fc.constantFrom(
+    'Bearer ',
+    'bearer ',
+    'BEARER ',
+    'Bearer  ',
+    'Bearer\t',
+    'Bearer',
+    'Basic ',
+    'Token ',
+    ' Bearer ',
+    'Bearer:',
+    '',
+  );
   const tokenish = fc.string({ unit: fc.constantFrom(...`${BASE64URL}.`.split('')), maxLength: 200 });
   const anything = fc.string({ unit: HEADER_SAFE, maxLength: 300 });
-  const around = fc.tuple(scheme, fc.oneof(fc.constantFrom(...genuine), tokenish, anything), fc.constantFrom('', ' ', '\t', ',', ', x', ' x', '\u00a0'));
+  const around = fc.tuple(
+    scheme,
+    fc.oneof(fc.constantFrom(...genuine), tokenish, anything),
+    fc.constantFrom('', ' ', '\t', ',', ', x', ' x', '\u00a0'),
+  );
   return fc.oneof(
     around.map(([s, t, tail]) => `${s}${t}${tail}`),
     anything,
@@ -138,8 +204,16 @@ async function targets(express: ExpressFactory, cache: TokenAuthOptions['cache']
   };
   const base = { issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
   return Promise.all([
-    make('HS256', { key: { secret: SECRET }, ...base }, [0, 1, 2].map(() => sign(shapeB(NOW)))),
-    make('RS256', { key: { publicKey: rsa.publicKey }, ...base }, [0, 1].map(() => sign(shapeB(NOW), rsa.privateKey, 'RS256'))),
+    make(
+      'HS256',
+      { key: { secret: SECRET }, ...base },
+      [0, 1, 2].map(() => sign(shapeB(NOW))),
+    ),
+    make(
+      'RS256',
+      { key: { publicKey: rsa.publicKey }, ...base },
+      [0, 1].map(() => sign(shapeB(NOW), rsa.privateKey, 'RS256')),
+    ),
   ]);
 }
 
@@ -179,29 +253,38 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzFigures> {
         if (wrong !== undefined) throw new Error(`${app.name}: ${wrong}`);
       };
       const settings = { numRuns: options.numRuns, seed: options.seed };
-      await fc.assert(fc.asyncProperty(header(app.genuine), (h) => check('random Authorization headers', h)), settings);
-      await fc.assert(fc.asyncProperty(mutation(app.genuine), async ({ from, to }) => {
-        await check('mutated genuine tokens', `Bearer ${to}`);
-        if (to === from) return;
-        // Straight through verify() too: a rejection must be a 401 code, never an internal error.
-        await app.auth.verify(to).then(
-          () => {
-            throw new Error(`${app.name}: verify() accepted a mutated token`);
-          },
-          (err: { code?: string }) => {
-            if (err.code !== 'invalid_token' && err.code !== 'token_expired') throw new Error(`${app.name}: verify() rejected with ${String(err.code)}`);
-          },
-        );
-      }), settings);
+      await fc.assert(
+        fc.asyncProperty(header(app.genuine), (h) => check('random Authorization headers', h)),
+        settings,
+      );
+      await fc.assert(
+        fc.asyncProperty(mutation(app.genuine), async ({ from, to }) => {
+          await check('mutated genuine tokens', `Bearer ${to}`);
+          if (to === from) return;
+          // Straight through verify() too: a rejection must be a 401 code, never an internal error.
+          await app.auth.verify(to).then(
+            () => {
+              throw new Error(`${app.name}: verify() accepted a mutated token`);
+            },
+            (err: { code?: string }) => {
+              if (err.code !== 'invalid_token' && err.code !== 'token_expired')
+                throw new Error(`${app.name}: verify() rejected with ${String(err.code)}`);
+            },
+          );
+        }),
+        settings,
+      );
     }
     await new Promise((resolve) => setImmediate(resolve));
   } finally {
     agent.destroy();
     process.off('unhandledRejection', onRejection);
-    await Promise.all(apps.map((app) => {
-      app.auth.close();
-      return closeServer(app.server);
-    }));
+    await Promise.all(
+      apps.map((app) => {
+        app.auth.close();
+        return closeServer(app.server);
+      }),
+    );
   }
   return figures;
 }

@@ -33,7 +33,12 @@ export type Refusal = keyof typeof REFUSAL;
 export type ExpressFactory = () => Express;
 
 /** HS256 over SECRET, fixed clock: the app most cases attack. */
-export const HS256_OPTIONS: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
+export const HS256_OPTIONS: TokenAuthOptions = {
+  key: { secret: SECRET },
+  issuer: ISSUER,
+  audience: AUDIENCE,
+  clock: () => NOW,
+};
 
 /**
  * A real Express app with `GET /me` behind requireVerifiedUser (answering `req.auth`), listening on 127.0.0.1
@@ -64,7 +69,9 @@ export async function protectedApp(
   };
 }
 
-export function listen(app: Express | ((req: IncomingMessage, res: import('node:http').ServerResponse) => void)): Promise<Server> {
+export function listen(
+  app: Express | ((req: IncomingMessage, res: import('node:http').ServerResponse) => void),
+): Promise<Server> {
   const server = createServer(app);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
@@ -111,8 +118,13 @@ export function b64text(text: string): string {
 /** Hash and padding of a JWS algorithm name, for signing raw bytes. */
 function signWith(alg: string, input: string, key: KeyObject | string | Buffer): Buffer {
   const bits = `sha${alg.slice(2)}`;
-  if (alg.startsWith('HS')) return createHmac(bits, key as string | Buffer | KeyObject).update(input).digest();
-  const padding = alg.startsWith('PS') ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 } : {};
+  if (alg.startsWith('HS'))
+    return createHmac(bits, key as string | Buffer | KeyObject)
+      .update(input)
+      .digest();
+  const padding = alg.startsWith('PS')
+    ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 }
+    : {};
   const dsaEncoding = alg.startsWith('ES') ? { dsaEncoding: 'ieee-p1363' as const } : {};
   return cryptoSign(bits, Buffer.from(input), { key: key as KeyObject, ...padding, ...dsaEncoding });
 }
@@ -122,7 +134,12 @@ function signWith(alg: string, input: string, key: KeyObject | string | Buffer):
  * issuer's) token, with bytes no well-behaved signer would produce. `alg` picks the signing primitive and need
  * not match the header.
  */
-export function rawToken(headerText: string, payloadText: string, key: KeyObject | string | Buffer = SECRET, alg = 'HS256'): string {
+export function rawToken(
+  headerText: string,
+  payloadText: string,
+  key: KeyObject | string | Buffer = SECRET,
+  alg = 'HS256',
+): string {
   const input = `${b64text(headerText)}.${b64text(payloadText)}`;
   return `${input}.${signWith(alg, input, key).toString('base64url')}`;
 }

@@ -22,8 +22,10 @@ const keyB = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 /** An authorization server publishing OIDC metadata for `{origin}/tenant` and one ES256 key under KID. */
 function authorizationServer(key: KeyObject): (req: IncomingMessage, res: ServerResponse, origin: string) => void {
   return (req, res, origin) => {
-    if (req.url === '/tenant/.well-known/openid-configuration') json(res, 200, { issuer: `${origin}/tenant`, jwks_uri: `${origin}/tenant/keys` });
-    else if (req.url === '/tenant/keys') json(res, 200, { keys: [{ ...key.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' }] });
+    if (req.url === '/tenant/.well-known/openid-configuration')
+      json(res, 200, { issuer: `${origin}/tenant`, jwks_uri: `${origin}/tenant/keys` });
+    else if (req.url === '/tenant/keys')
+      json(res, 200, { keys: [{ ...key.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' }] });
     else json(res, 404, {});
   };
 }
@@ -36,7 +38,9 @@ async function recordingServer(key: KeyObject): Promise<LoopbackServer> {
 
 function token(iss: unknown, key: KeyObject = keyA.privateKey, extra: Record<string, unknown> = {}): string {
   const now = Math.floor(Date.now() / 1000);
-  return sign({ iss, aud: AUDIENCE, sub: 'client', iat: now, exp: now + 300, scope: 'read', ...extra }, key, 'ES256', { kid: KID });
+  return sign({ iss, aud: AUDIENCE, sub: 'client', iat: now, exp: now + 300, scope: 'read', ...extra }, key, 'ES256', {
+    kid: KID,
+  });
 }
 
 describe.each(EXPRESS_VERSIONS)('issuer routing attacks through %s', (_name, express) => {
@@ -58,7 +62,7 @@ describe.each(EXPRESS_VERSIONS)('issuer routing attacks through %s', (_name, exp
     b.reset();
   });
 
-  it('accepts each configured issuer\'s genuine token (control)', async () => {
+  it("accepts each configured issuer's genuine token (control)", async () => {
     expect((await getMe(app.server, bearer(token(baseA)))).status).toBe(200);
     expect((await getMe(app.server, bearer(token(baseB, keyB.privateKey)))).status).toBe(200);
   });
@@ -67,7 +71,9 @@ describe.each(EXPRESS_VERSIONS)('issuer routing attacks through %s', (_name, exp
     // A fresh app per case: nothing discovered yet, so only the pre-match can keep the servers unasked.
     let fresh: ProtectedApp;
     beforeEach(async () => {
-      fresh = await protectedApp(express, { issuerBaseURL: [baseA, baseB], audience: AUDIENCE, claims: 'jwt' }, ['read']);
+      fresh = await protectedApp(express, { issuerBaseURL: [baseA, baseB], audience: AUDIENCE, claims: 'jwt' }, [
+        'read',
+      ]);
     });
     afterEach(() => fresh.close());
 
@@ -108,7 +114,11 @@ describe.each(EXPRESS_VERSIONS)('issuer routing attacks through %s', (_name, exp
     it('refuses a duplicated iss member whose last value is not configured (JSON.parse keeps the last)', async () => {
       const now = Math.floor(Date.now() / 1000);
       const payload = `{"iss":"${baseA}","aud":"${AUDIENCE}","iat":${now},"exp":${now + 300},"scope":"read","iss":"https://evil.example"}`;
-      await expectRefused(fresh.server, bearer(rawToken(JSON.stringify({ alg: 'ES256', kid: KID }), payload, keyA.privateKey, 'ES256')), 'invalid');
+      await expectRefused(
+        fresh.server,
+        bearer(rawToken(JSON.stringify({ alg: 'ES256', kid: KID }), payload, keyA.privateKey, 'ES256')),
+        'invalid',
+      );
       expect(a.requests + b.requests).toBe(0);
     });
   });
@@ -123,7 +133,7 @@ describe.each(EXPRESS_VERSIONS)('issuer routing attacks through %s', (_name, exp
   });
 
   describe('colliding kids across issuers', () => {
-    it('refuses a token of issuer A presented as issuer B (same kid, B\'s key does not fit)', async () => {
+    it("refuses a token of issuer A presented as issuer B (same kid, B's key does not fit)", async () => {
       await expectRefused(app.server, bearer(token(baseB, keyA.privateKey)), 'invalid');
     });
 

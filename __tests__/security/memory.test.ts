@@ -30,7 +30,9 @@ const MiB = 1024 * 1024;
 
 function run(args: string[]): Promise<Report> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', join(__dirname, '../../scripts/memory-bound.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--expose-gc', join(__dirname, '../../scripts/memory-bound.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -72,7 +74,7 @@ describe('memory bound (child process, --expose-gc)', () => {
     expect(lastTenth).toBeLessThan(2 * MiB);
   });
 
-  it('refuses 200 000 distinct invalid tokens (forged, expired, wrong audience, not JSON) within the faults\' tenth of the bounds', () => {
+  it("refuses 200 000 distinct invalid tokens (forged, expired, wrong audience, not JSON) within the faults' tenth of the bounds", () => {
     expect(invalid.refused).toBe(200_000);
     // Faults have their own LRU: a tenth of max (1 000) and of maxBytes (1.6 MiB; measured 1.5 MiB of heap).
     expect(invalid.largest).toBeLessThanOrEqual(1_000);

@@ -11,7 +11,15 @@ import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, rsaKeys, shapeB, sign } from '../fixtures/issuer';
 import {
-  answerOf, expectRefused, getMe, hitCounter, protectedApp, rawToken, refusal, type HitCounter, type ProtectedApp,
+  answerOf,
+  expectRefused,
+  getMe,
+  hitCounter,
+  protectedApp,
+  rawToken,
+  refusal,
+  type HitCounter,
+  type ProtectedApp,
 } from './harness';
 
 const issuerKey = rsaKeys();
@@ -31,7 +39,12 @@ const PUBLISHED = {
   keys: [
     jwk(issuerKey.publicKey, { kid: KID, alg: 'RS256' }),
     jwk(ecKey.publicKey, { kid: EC_KID }),
-    { kty: 'oct', kid: 'shared', k: Buffer.from('a-secret-someone-published-in-a-jwks').toString('base64url'), alg: 'HS256' },
+    {
+      kty: 'oct',
+      kid: 'shared',
+      k: Buffer.from('a-secret-someone-published-in-a-jwks').toString('base64url'),
+      alg: 'HS256',
+    },
   ],
 };
 
@@ -63,7 +76,12 @@ describe.each(EXPRESS_VERSIONS)('JWKS key source under attack through %s', (_nam
     jwks = await hitCounter(JSON.stringify(PUBLISHED));
     evil = await hitCounter(JSON.stringify({ keys: [jwk(attacker.publicKey, { kid: KID })] }));
     // The clock stands still, so the 30 s cooldown never elapses: every fetch after the first would be a leak.
-    const options: TokenAuthOptions = { key: { jwksUri: `${jwks.url}${jwksPath}`, cooldown: '30s' }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
+    const options: TokenAuthOptions = {
+      key: { jwksUri: `${jwks.url}${jwksPath}`, cooldown: '30s' },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    };
     app = await protectedApp(express, options);
   });
   afterAll(() => Promise.all([jwks.close(), evil.close(), app.close()]));
@@ -74,22 +92,38 @@ describe.each(EXPRESS_VERSIONS)('JWKS key source under attack through %s', (_nam
     expect(evil.hits).toBe(0);
   });
 
-  it('accepts the issuer\'s genuine RS256 and ES256 tokens (control)', async () => {
-    expect((await getMe(app.server, bearer(sign(claims, issuerKey.privateKey, 'RS256', { kid: KID })))).status).toBe(200);
-    expect((await getMe(app.server, bearer(sign(claims, ecKey.privateKey, 'ES256', { kid: EC_KID })))).status).toBe(200);
+  it("accepts the issuer's genuine RS256 and ES256 tokens (control)", async () => {
+    expect((await getMe(app.server, bearer(sign(claims, issuerKey.privateKey, 'RS256', { kid: KID })))).status).toBe(
+      200,
+    );
+    expect((await getMe(app.server, bearer(sign(claims, ecKey.privateKey, 'ES256', { kid: EC_KID })))).status).toBe(
+      200,
+    );
   });
 
-  it.each(KIDS.map((kid) => [JSON.stringify(kid), kid]))('refuses kid %s signed by the attacker, fetching nothing new', async (_label, kid) => {
-    await expectRefused(app.server, bearer(sign(claims, attacker.privateKey, 'RS256', { kid })), 'invalid');
-  });
+  it.each(KIDS.map((kid) => [JSON.stringify(kid), kid]))(
+    'refuses kid %s signed by the attacker, fetching nothing new',
+    async (_label, kid) => {
+      await expectRefused(app.server, bearer(sign(claims, attacker.privateKey, 'RS256', { kid })), 'invalid');
+    },
+  );
 
   it('refuses 50 made-up kids in a burst with 401s and no extra fetch (no JWKS hammering)', async () => {
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => getMe(app.server, bearer(sign(claims, attacker.privateKey, 'RS256', { kid: `made-up-${i}` })))));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        getMe(app.server, bearer(sign(claims, attacker.privateKey, 'RS256', { kid: `made-up-${i}` }))),
+      ),
+    );
     for (const res of answers) expect(answerOf(res)).toEqual(refusal('invalid'));
   });
 
-  it('refuses the issuer\'s kid on a token the attacker signed, with jku and x5u pointing at the attacker', async () => {
-    const header = { kid: KID, jku: `${evil.url}/jwks.json`, x5u: `${evil.url}/cert.pem`, jwk: attacker.publicKey.export({ format: 'jwk' }) };
+  it("refuses the issuer's kid on a token the attacker signed, with jku and x5u pointing at the attacker", async () => {
+    const header = {
+      kid: KID,
+      jku: `${evil.url}/jwks.json`,
+      x5u: `${evil.url}/cert.pem`,
+      jwk: attacker.publicKey.export({ format: 'jwk' }),
+    };
     await expectRefused(app.server, bearer(sign(claims, attacker.privateKey, 'RS256', header)), 'invalid');
   });
 
@@ -98,17 +132,32 @@ describe.each(EXPRESS_VERSIONS)('JWKS key source under attack through %s', (_nam
     const asJwk = JSON.stringify(jwk(issuerKey.publicKey, { kid: KID, alg: 'RS256' }));
     const modulus = String(issuerKey.publicKey.export({ format: 'jwk' }).n);
     for (const hmacKey of [pem, asJwk, modulus, Buffer.from(modulus, 'base64url')]) {
-      await expectRefused(app.server, bearer(rawToken(JSON.stringify({ alg: 'HS256', kid: KID }), JSON.stringify(claims), hmacKey)), 'invalid');
+      await expectRefused(
+        app.server,
+        bearer(rawToken(JSON.stringify({ alg: 'HS256', kid: KID }), JSON.stringify(claims), hmacKey)),
+        'invalid',
+      );
     }
   });
 
   it('never uses a symmetric key a JWKS publishes by mistake (anyone can read it)', async () => {
     const k = Buffer.from('a-secret-someone-published-in-a-jwks');
-    await expectRefused(app.server, bearer(rawToken(JSON.stringify({ alg: 'HS256', kid: 'shared' }), JSON.stringify(claims), k)), 'invalid');
-    expect(() => createTokenAuth({ key: { jwksUri: `${jwks.url}${jwksPath}` }, issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] })).toThrow(TypeError);
+    await expectRefused(
+      app.server,
+      bearer(rawToken(JSON.stringify({ alg: 'HS256', kid: 'shared' }), JSON.stringify(claims), k)),
+      'invalid',
+    );
+    expect(() =>
+      createTokenAuth({
+        key: { jwksUri: `${jwks.url}${jwksPath}` },
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        algorithms: ['HS256'],
+      }),
+    ).toThrow(TypeError);
   });
 
-  it('uses a key with the algorithm its JWK names only: the issuer\'s own key under PS256 is refused', async () => {
+  it("uses a key with the algorithm its JWK names only: the issuer's own key under PS256 is refused", async () => {
     await expectRefused(app.server, bearer(sign(claims, issuerKey.privateKey, 'PS256', { kid: KID })), 'invalid');
     await expectRefused(app.server, bearer(sign(claims, issuerKey.privateKey, 'RS512', { kid: KID })), 'invalid');
   });
@@ -136,7 +185,9 @@ describe.each(EXPRESS_VERSIONS)('upstream mode under attack through %s', (_name,
     // A genuine identity service: knows exactly one token.
     upstream = await hitCounter('', (req, res: ServerResponse) => {
       const known = req.headers.authorization === `Bearer ${opaque}`;
-      res.writeHead(known ? 200 : 401, { 'Content-Type': 'application/json' }).end(JSON.stringify(known ? shapeB(NOW) : { status: 'error', message: 'no' }));
+      res
+        .writeHead(known ? 200 : 401, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify(known ? shapeB(NOW) : { status: 'error', message: 'no' }));
     });
     // A compromised or misconfigured one that redirects to the attacker, who would then hold the token.
     redirecting = await hitCounter('', (_req, res: ServerResponse) => {
@@ -163,7 +214,12 @@ describe.each(EXPRESS_VERSIONS)('upstream mode under attack through %s', (_name,
     ['a token beyond maxTokenLength', 'a'.repeat(16_385)],
   ])('never forwards %s to the upstream', async (_case, token) => {
     const before = upstream.hits;
-    const auth = createTokenAuth({ key: { upstream: upstream.url }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
+    const auth = createTokenAuth({
+      key: { upstream: upstream.url },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    });
     try {
       await expect(auth.verify(token)).rejects.toMatchObject({ code: 'invalid_token', status: 401 });
     } finally {

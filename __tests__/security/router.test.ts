@@ -35,13 +35,19 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter under attack through %s', (_name, 
   beforeAll(async () => {
     const auth = createTokenAuth({ ...HS256_OPTIONS, claims: 'strict' });
     const app = express();
-    app.use('/api', auth.verifyRouter({
-      resolveProfile: (c) => {
-        profileAsked++;
-        const google = (c.providers.google ?? { id: '', name: '', email: '', picture: '' });
-        return { status: 'success', user: { id: google.id, name: google.name, email: google.email, picture: google.picture } };
-      },
-    }));
+    app.use(
+      '/api',
+      auth.verifyRouter({
+        resolveProfile: (c) => {
+          profileAsked++;
+          const google = c.providers.google ?? { id: '', name: '', email: '', picture: '' };
+          return {
+            status: 'success',
+            user: { id: google.id, name: google.name, email: google.email, picture: google.picture },
+          };
+        },
+      }),
+    );
     server = await listen(app);
   });
   afterAll(() => closeServer(server));
@@ -85,26 +91,35 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter under attack through %s', (_name, 
     ['array syntax', 'view[]=profile'],
     ['object syntax', 'view[a]=profile'],
     ['a nested key', 'view.x=profile'],
-  ])('does not read view=profile from %s (Express 4 qs would): the default claims view answers', async (_case, query) => {
-    const before = profileAsked;
-    const res = await request(server).get(`${PATH}?${query}`).set('Authorization', `Bearer ${genuine}`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual(claims);
-    expect(profileAsked).toBe(before);
-  });
+  ])(
+    'does not read view=profile from %s (Express 4 qs would): the default claims view answers',
+    async (_case, query) => {
+      const before = profileAsked;
+      const res = await request(server).get(`${PATH}?${query}`).set('Authorization', `Bearer ${genuine}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(claims);
+      expect(profileAsked).toBe(before);
+    },
+  );
 
   it('does not read a token from the query string or body (access_token), nor honour method-override headers', async () => {
     const query = await request(server).get(`${PATH}?access_token=${genuine}`);
     expect(answerOf(query)).toEqual(refusal('missing'));
     const body = await request(server).post(PATH).type('form').send({ access_token: genuine });
     expect(answerOf(body)).toEqual(refusal('missing'));
-    const overridden = await request(server).delete(PATH).set('X-HTTP-Method-Override', 'GET').set('Authorization', `Bearer ${genuine}`);
+    const overridden = await request(server)
+      .delete(PATH)
+      .set('X-HTTP-Method-Override', 'GET')
+      .set('Authorization', `Bearer ${genuine}`);
     expect(overridden.status).toBe(405);
     expect(overridden.headers.allow).toBe('GET, HEAD, POST');
   });
 
   it('refuses two Authorization fields at the endpoint too', async () => {
-    const res = await rawRequest(server, `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${genuine}\r\nAuthorization: Bearer ${FORGED[0][1]}\r\nConnection: close\r\n\r\n`);
+    const res = await rawRequest(
+      server,
+      `GET ${PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${genuine}\r\nAuthorization: Bearer ${FORGED[0][1]}\r\nConnection: close\r\n\r\n`,
+    );
     expect(res.status).toBe(401);
     expect(JSON.parse(res.body)).toEqual(refusal('invalid').body);
   });

@@ -19,8 +19,16 @@ const MODES: Array<[string, Partial<TokenAuthOptions>, Record<string, unknown>]>
 ];
 
 const OTHER_KINDS = [
-  'dpop+jwt', 'logout+jwt', 'secevent+jwt', 'id_token+jwt', 'application/dpop+jwt', 'DPoP+JWT', 'Application/Logout+JWT',
-  'token-introspection+jwt', 'oauth-authz-req+jwt', 'jwt+jwt',
+  'dpop+jwt',
+  'logout+jwt',
+  'secevent+jwt',
+  'id_token+jwt',
+  'application/dpop+jwt',
+  'DPoP+JWT',
+  'Application/Logout+JWT',
+  'token-introspection+jwt',
+  'oauth-authz-req+jwt',
+  'jwt+jwt',
 ];
 
 describe.each(EXPRESS_VERSIONS)('typ attacks through %s', (_name, express) => {
@@ -29,15 +37,24 @@ describe.each(EXPRESS_VERSIONS)('typ attacks through %s', (_name, express) => {
     let app: Express;
     beforeAll(() => {
       const auth = createTokenAuth({
-        key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW,
-        onError: (err: TokenAuthError) => reasons.push(err.reason), ...options,
+        key: { secret: SECRET },
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        clock: () => NOW,
+        onError: (err: TokenAuthError) => reasons.push(err.reason),
+        ...options,
       });
       app = express();
-      app.get('/me', auth.requireVerifiedUser(), (_req, res) => { res.json({ ok: true }); });
+      app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+        res.json({ ok: true });
+      });
     });
 
     it('accepts the access token itself (the control case)', async () => {
-      await request(app).get('/me').set('Authorization', `Bearer ${sign(everyModeClaims(), SECRET, 'HS256', goodHeader)}`).expect(200);
+      await request(app)
+        .get('/me')
+        .set('Authorization', `Bearer ${sign(everyModeClaims(), SECRET, 'HS256', goodHeader)}`)
+        .expect(200);
     });
 
     it.each(OTHER_KINDS)('refuses a validly signed token of typ %s with 401 invalid_token', async (typ) => {
@@ -52,29 +69,73 @@ describe.each(EXPRESS_VERSIONS)('typ attacks through %s', (_name, express) => {
     });
 
     it.each([
-      ['a number', 1], ['an array', ['at+jwt']], ['an object', { typ: 'at+jwt' }], ['null', null], ['true', true],
+      ['a number', 1],
+      ['an array', ['at+jwt']],
+      ['an object', { typ: 'at+jwt' }],
+      ['null', null],
+      ['true', true],
     ])('refuses a typ that is %s', async (_case, typ) => {
-      const res = await request(app).get('/me').set('Authorization', `Bearer ${sign(everyModeClaims(), SECRET, 'HS256', { typ })}`).expect(401);
+      const res = await request(app)
+        .get('/me')
+        .set('Authorization', `Bearer ${sign(everyModeClaims(), SECRET, 'HS256', { typ })}`)
+        .expect(401);
       expect(res.body).toEqual(INVALID);
       expect(reasons.at(-1)).toBe('typ');
     });
   });
 
   it("refuses an OpenID Connect ID token under 'at+jwt', even when its aud is an accepted audience", async () => {
-    const auth = createTokenAuth({ key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW, claims: 'at+jwt' });
+    const auth = createTokenAuth({
+      key: { secret: SECRET },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+      claims: 'at+jwt',
+    });
     const app = express();
-    app.get('/me', auth.requireVerifiedUser(), (_req, res) => { res.json({ ok: true }); });
-    const idToken = { iss: ISSUER, aud: AUDIENCE, sub: 'user-1', iat: NOW, exp: NOW + 600, nonce: 'n', auth_time: NOW, azp: 'app-1' };
-    await request(app).get('/me').set('Authorization', `Bearer ${sign(idToken)}`).expect(401);
-    await request(app).get('/me').set('Authorization', `Bearer ${sign(idToken, SECRET, 'HS256', { typ: undefined })}`).expect(401);
+    app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+      res.json({ ok: true });
+    });
+    const idToken = {
+      iss: ISSUER,
+      aud: AUDIENCE,
+      sub: 'user-1',
+      iat: NOW,
+      exp: NOW + 600,
+      nonce: 'n',
+      auth_time: NOW,
+      azp: 'app-1',
+    };
+    await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(idToken)}`)
+      .expect(401);
+    await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(idToken, SECRET, 'HS256', { typ: undefined })}`)
+      .expect(401);
   });
 
   it("refuses a DPoP proof replayed as an access token in 'jwt' mode, though its claims would pass", async () => {
-    const auth = createTokenAuth({ key: { secret: SECRET }, issuer: false, audience: false, clock: () => NOW, claims: 'jwt' });
+    const auth = createTokenAuth({
+      key: { secret: SECRET },
+      issuer: false,
+      audience: false,
+      clock: () => NOW,
+      claims: 'jwt',
+    });
     const app = express();
-    app.get('/me', auth.requireVerifiedUser(), (_req, res) => { res.json({ ok: true }); });
+    app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+      res.json({ ok: true });
+    });
     const proof = { htm: 'GET', htu: 'https://api.example.com/me', iat: NOW, exp: NOW + 60, jti: 'p1' };
-    await request(app).get('/me').set('Authorization', `Bearer ${sign(proof, SECRET, 'HS256', { typ: 'JWT' })}`).expect(200);
-    await request(app).get('/me').set('Authorization', `Bearer ${sign(proof, SECRET, 'HS256', { typ: 'dpop+jwt' })}`).expect(401);
+    await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(proof, SECRET, 'HS256', { typ: 'JWT' })}`)
+      .expect(200);
+    await request(app)
+      .get('/me')
+      .set('Authorization', `Bearer ${sign(proof, SECRET, 'HS256', { typ: 'dpop+jwt' })}`)
+      .expect(401);
   });
 });

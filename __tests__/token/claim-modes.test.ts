@@ -9,9 +9,21 @@ import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer'
 import { isThenable } from '../../lib/base/values';
 
 function verifierFor(options: Partial<TokenAuthOptions>) {
-  const resolved = resolveOptions({ key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW, ...options } as TokenAuthOptions<never>);
+  const resolved = resolveOptions({
+    key: { secret: SECRET },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock: () => NOW,
+    ...options,
+  } as TokenAuthOptions<never>);
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
-  return createVerifier({ source: createKeySource(resolved), rules: resolved.rules, claims: resolved.claims, clock: resolved.clock, cache });
+  return createVerifier({
+    source: createKeySource(resolved),
+    rules: resolved.rules,
+    claims: resolved.claims,
+    clock: resolved.clock,
+    cache,
+  });
 }
 
 describe('static-key verification stays synchronous', () => {
@@ -45,7 +57,8 @@ describe('typ (RFC 8725 §3.11)', () => {
     for (const typ of ['dpop+jwt', 'logout+jwt', 'secevent+jwt', 'id_token+jwt', 'application/DPoP+JWT', 'x+jwt']) {
       expect(typRefused(typ, undefined)).toBe(true);
     }
-    for (const typ of [undefined, 'JWT', 'at+jwt', 'application/at+jwt']) expect(typRefused(typ, undefined)).toBe(false);
+    for (const typ of [undefined, 'JWT', 'at+jwt', 'application/at+jwt'])
+      expect(typRefused(typ, undefined)).toBe(false);
     expect(typRefused(7, undefined)).toBe(true);
   });
 
@@ -61,12 +74,13 @@ describe('scopesFromValue', () => {
   it('reads a space-separated string or an array of strings, and nothing else', () => {
     expect(scopesFromValue('a  b ')).toEqual(['a', 'b']);
     expect(scopesFromValue(['a', 'b'])).toEqual(['a', 'b']);
-    for (const value of [undefined, null, 1, true, { a: 1 }, ['a', 1], [['a']]]) expect(scopesFromValue(value)).toBeUndefined();
+    for (const value of [undefined, null, 1, true, { a: 1 }, ['a', 1], [['a']]])
+      expect(scopesFromValue(value)).toBeUndefined();
   });
 });
 
 describe('modeHint', () => {
-  it("names the mode only for refusals the mode caused", () => {
+  it('names the mode only for refusals the mode caused', () => {
     expect(modeHint('strict', 'shape:providers')).toMatch(/claims: 'jwt'/);
     expect(modeHint('strict', 'shape:scopes')).toMatch(/claims: 'jwt'/);
     expect(modeHint('at+jwt', 'at+jwt:client_id')).toMatch(/RFC 9068/);

@@ -3,7 +3,12 @@ import { isProfileResult } from '../../lib/token/profile';
 import { NOW, shapeB } from '../fixtures/issuer';
 
 const claimsWith = (providers: unknown): VerifiedClaims => shapeB(NOW, { providers }) as unknown as VerifiedClaims;
-const google = { id: '1098765432123', email: 'nelly@example.com', name: 'Nelly Example', picture: 'https://example.com/nelly.png' };
+const google = {
+  id: '1098765432123',
+  email: 'nelly@example.com',
+  name: 'Nelly Example',
+  picture: 'https://example.com/nelly.png',
+};
 
 describe('toProfile', () => {
   it('builds Shape A from the linked google account', () => {
@@ -17,7 +22,11 @@ describe('toProfile', () => {
   });
 
   it('ignores the other providers: no google account means no profile', () => {
-    expect(toProfile(claimsWith({ discord: { id: '1', username: 'nelly', avatar: null }, roblox: { id: '2', username: 'n' } }))).toBeUndefined();
+    expect(
+      toProfile(
+        claimsWith({ discord: { id: '1', username: 'nelly', avatar: null }, roblox: { id: '2', username: 'n' } }),
+      ),
+    ).toBeUndefined();
     expect(toProfile(claimsWith({}))).toBeUndefined();
   });
 

@@ -2,7 +2,11 @@ import { checkScopes, parseScopeRequirement, scopeChallenge } from '../../lib/to
 
 describe('scope requirements', () => {
   it('parses an array as all-of, de-duplicated', () => {
-    expect(parseScopeRequirement(['email', 'identify', 'email'])).toMatchObject({ all: ['email', 'identify'], any: [], challenge: 'email identify' });
+    expect(parseScopeRequirement(['email', 'identify', 'email'])).toMatchObject({
+      all: ['email', 'identify'],
+      any: [],
+      challenge: 'email identify',
+    });
   });
 
   it('parses { all, any }', () => {

@@ -2,7 +2,11 @@
 import express from 'express';
 import { createTokenAuth, TokenAuthError, type ErrorBody, type VerifiedClaims } from '../../lib';
 
-const auth = createTokenAuth({ key: { secret: process.env.TOKEN_SECRET ?? '' }, issuer: 'auth.example.com', audience: false });
+const auth = createTokenAuth({
+  key: { secret: process.env.TOKEN_SECRET ?? '' },
+  issuer: 'auth.example.com',
+  audience: false,
+});
 const app = express();
 
 app.get('/me', auth.requireVerifiedUser(['email']), (req, res) => {

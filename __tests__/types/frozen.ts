@@ -3,7 +3,11 @@
 import express from 'express';
 import { createTokenAuth, type VerifiedClaims } from '../../lib';
 
-const auth = createTokenAuth({ key: { secret: process.env.TOKEN_SECRET ?? '' }, issuer: 'https://issuer.example', audience: 'api' });
+const auth = createTokenAuth({
+  key: { secret: process.env.TOKEN_SECRET ?? '' },
+  issuer: 'https://issuer.example',
+  audience: 'api',
+});
 const app = express();
 
 app.get('/me', auth.requireVerifiedUser(), (req, res) => {

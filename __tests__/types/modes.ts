@@ -44,12 +44,18 @@ export async function jwtVerify(token: string): Promise<unknown> {
 
 // Hooks see the claims of their own mode.
 createTokenAuth({
-  key, issuer: false, audience: false, claims: 'at+jwt',
+  key,
+  issuer: false,
+  audience: false,
+  claims: 'at+jwt',
   validateClaims: (claims) => claims.client_id.startsWith('app-'),
   isRevoked: (claims) => claims.jti === 'revoked',
 });
 createTokenAuth({
-  key, issuer: false, audience: false, claims: 'jwt',
+  key,
+  issuer: false,
+  audience: false,
+  claims: 'jwt',
   // @ts-expect-error 'jwt' mode does not guarantee a string `client_id`.
   validateClaims: (claims) => claims.client_id.startsWith('app-'),
 });
@@ -64,13 +70,27 @@ export async function eitherVerify(token: string): Promise<unknown> {
 }
 
 // A profile resolver sees the claims of its TokenAuth's mode.
-app.use('/strict', strict.verifyRouter({
-  resolveProfile: (claims) => {
-    const google = claims.providers.google;
-    return google === undefined ? undefined : { status: 'success', user: { id: google.id, name: google.name, email: google.email, picture: google.picture } };
-  },
-}));
-app.use('/jwt', jwt.verifyRouter({
-  // @ts-expect-error 'jwt' mode does not guarantee Shape B's providers.
-  resolveProfile: (claims) => ({ status: 'success', user: { id: claims.providers.google.id, name: 'n', email: 'e', picture: 'p' } }),
-}));
+app.use(
+  '/strict',
+  strict.verifyRouter({
+    resolveProfile: (claims) => {
+      const google = claims.providers.google;
+      return google === undefined
+        ? undefined
+        : {
+            status: 'success',
+            user: { id: google.id, name: google.name, email: google.email, picture: google.picture },
+          };
+    },
+  }),
+);
+app.use(
+  '/jwt',
+  jwt.verifyRouter({
+    resolveProfile: (claims) => ({
+      status: 'success',
+      // @ts-expect-error 'jwt' mode does not guarantee Shape B's providers.
+      user: { id: claims.providers.google.id, name: 'n', email: 'e', picture: 'p' },
+    }),
+  }),
+);

@@ -17,7 +17,13 @@ const io = [
 ];
 for (const client of [...node, ...io]) {
   const store = createRedisStore(client, { prefix: 'evu:' });
-  const auth = createTokenAuth({ key: { upstream: 'https://id.example.com' }, issuer: false, audience: false, cache: { shared: store }, revocation: store });
+  const auth = createTokenAuth({
+    key: { upstream: 'https://id.example.com' },
+    issuer: false,
+    audience: false,
+    cache: { shared: store },
+    revocation: store,
+  });
   const flight: FlightStats | undefined = auth.stats().flight;
   void flight;
 }

@@ -4,7 +4,7 @@ import { NOW, shapeB, sign } from '../fixtures/issuer';
 const tokens = (n: number) => Array.from({ length: n }, () => sign(shapeB(NOW)));
 
 describe('Sightings (the cache admission rule)', () => {
-  it('calls a token\'s first sighting new and its second seen', () => {
+  it("calls a token's first sighting new and its second seen", () => {
     const sightings = new Sightings(100);
     const [token] = tokens(1);
     expect(sightings.sight(token)).toBe(false);

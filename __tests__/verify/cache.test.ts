@@ -7,7 +7,13 @@ import { rejection } from '../fixtures/rejection';
 /** A TokenAuth whose clock the test moves. */
 function withClock(options: Partial<TokenAuthOptions> = {}) {
   const clock = { now: NOW };
-  const auth = createTokenAuth({ key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => clock.now, ...options });
+  const auth = createTokenAuth({
+    key: { secret: SECRET },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock: () => clock.now,
+    ...options,
+  });
   return { auth, clock };
 }
 
@@ -92,7 +98,14 @@ describe('result cache', () => {
   it('remembers a token fault for errorTtl only', async () => {
     let resolverCalls = 0;
     const key = createSecretKey(Buffer.from(SECRET));
-    const { auth, clock } = withClock({ key: () => { resolverCalls++; return key; }, algorithms: ['HS256'], cache: { errorTtl: '5s' } });
+    const { auth, clock } = withClock({
+      key: () => {
+        resolverCalls++;
+        return key;
+      },
+      algorithms: ['HS256'],
+      cache: { errorTtl: '5s' },
+    });
     const forged = sign(shapeB(NOW), 'another-secret-that-is-long-enough-for-hs256');
     expect(await codeOf(auth.verify(forged))).toBe('invalid_token');
     clock.now = NOW + 4;
@@ -117,7 +130,10 @@ describe('result cache', () => {
   it('never caches key-source failures: each request asks again', async () => {
     let calls = 0;
     const { auth } = withClock({
-      key: () => { calls++; throw new TokenAuthError('verification_unavailable'); },
+      key: () => {
+        calls++;
+        throw new TokenAuthError('verification_unavailable');
+      },
       algorithms: ['HS256'],
     });
     const token = sign(shapeB(NOW));
@@ -129,7 +145,13 @@ describe('result cache', () => {
 
   it('never caches an internal failure of a resolver', async () => {
     let calls = 0;
-    const { auth } = withClock({ key: () => { calls++; throw new Error('boom'); }, algorithms: ['HS256'] });
+    const { auth } = withClock({
+      key: () => {
+        calls++;
+        throw new Error('boom');
+      },
+      algorithms: ['HS256'],
+    });
     const token = sign(shapeB(NOW));
     expect(await codeOf(auth.verify(token))).toBe('internal');
     expect(await codeOf(auth.verify(token))).toBe('internal');
@@ -143,7 +165,9 @@ describe('result cache', () => {
     const { auth } = withClock({
       key: (_header: JwsHeader) => {
         calls++;
-        return new Promise<KeyObject>((resolve) => { release = resolve; });
+        return new Promise<KeyObject>((resolve) => {
+          release = resolve;
+        });
       },
       algorithms: ['HS256'],
     });
@@ -205,7 +229,8 @@ describe('result cache', () => {
       const users = Array.from({ length: 5 }, () => sign(shapeB(NOW)));
       for (const token of users) await admit(auth, token);
       const pad = 'x'.repeat(3000);
-      for (let i = 0; i < 30; i++) expect(await codeOf(auth.verify(sign(shapeB(NOW, { pad }), OTHER)))).toBe('invalid_token');
+      for (let i = 0; i < 30; i++)
+        expect(await codeOf(auth.verify(sign(shapeB(NOW, { pad }), OTHER)))).toBe('invalid_token');
       const before = auth.stats().hits;
       for (const token of users) await auth.verify(token);
       expect(auth.stats().hits - before).toBe(users.length);

@@ -6,7 +6,14 @@ describe('deepFreeze', () => {
   it('freezes every object and array of a parsed payload, in place', () => {
     const payload = JSON.parse('{"scopes":["a"],"providers":{"g":{"id":"1","tags":[{"x":1}]}},"n":1,"s":"t","z":null}');
     expect(deepFreeze(payload)).toBe(payload);
-    for (const part of [payload, payload.scopes, payload.providers, payload.providers.g, payload.providers.g.tags, payload.providers.g.tags[0]]) {
+    for (const part of [
+      payload,
+      payload.scopes,
+      payload.providers,
+      payload.providers.g,
+      payload.providers.g.tags,
+      payload.providers.g.tags[0],
+    ]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
   });
@@ -43,11 +50,18 @@ describe('claims shared by requests are frozen', () => {
   it('hands frozen claims to every verify() waiting on one verification (an async key: in-flight sharing)', async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createTokenAuth } = require('../../lib') as typeof import('../../lib');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { SECRET, ISSUER, AUDIENCE, NOW, shapeB, sign } = require('../fixtures/issuer') as typeof import('../fixtures/issuer');
+    const { SECRET, ISSUER, AUDIENCE, NOW, shapeB, sign } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('../fixtures/issuer') as typeof import('../fixtures/issuer');
     const { createSecretKey } = await import('node:crypto');
     const key = createSecretKey(Buffer.from(SECRET));
-    const auth = createTokenAuth({ key: async () => key, algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, clock: () => NOW });
+    const auth = createTokenAuth({
+      key: async () => key,
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock: () => NOW,
+    });
     const token = sign(shapeB(NOW));
     const [a, b] = await Promise.all([auth.verify(token), auth.verify(token)]);
     expect(a).toBe(b);

@@ -18,8 +18,20 @@ describe('bearerCredential and alphabetFault', () => {
   it('together answer exactly as extractBearer does', () => {
     const token = sign(shapeB(NOW));
     const headers = [
-      undefined, '', 'Basic abc', 'Bearer', 'Bearer ', `Bearer ${token}`, `bearer   ${token}  `, `BEARER ${token}`,
-      `Bearerx ${token}`, 'Bearer a+b.c.d', 'Bearer a b', `Bearer ${'x'.repeat(700)}`, 'Bearer \u00a0abc', ['Bearer a', 'Bearer b'],
+      undefined,
+      '',
+      'Basic abc',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${token}`,
+      `bearer   ${token}  `,
+      `BEARER ${token}`,
+      `Bearerx ${token}`,
+      'Bearer a+b.c.d',
+      'Bearer a b',
+      `Bearer ${'x'.repeat(700)}`,
+      'Bearer \u00a0abc',
+      ['Bearer a', 'Bearer b'],
     ];
     for (const header of headers) {
       const credential = bearerCredential(header, 600);
@@ -95,7 +107,10 @@ describe('the memo of the last flat header', () => {
     const token = sign(shapeB(NOW), SECRET, 'HS256', { x5c: ['a'] });
     await auth.verify(token);
     await auth.verify(token);
-    expect(seen.map((h) => h.x5c)).toEqual([['a', 'changed'], ['a', 'changed']]);
+    expect(seen.map((h) => h.x5c)).toEqual([
+      ['a', 'changed'],
+      ['a', 'changed'],
+    ]);
     expect(seen[0]).not.toBe(seen[1]);
   });
 

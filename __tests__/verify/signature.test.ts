@@ -6,7 +6,11 @@ const secret = createSecretKey(Buffer.from(SECRET));
 const rsa = rsaKeys();
 const ec = ecKeys();
 // An RSA-PSS key restricted to SHA-256 (its parameters are part of the key); @types/node types saltLength as a string.
-const pss256 = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha256', mgf1HashAlgorithm: 'sha256' });
+const pss256 = generateKeyPairSync('rsa-pss', {
+  modulusLength: 2048,
+  hashAlgorithm: 'sha256',
+  mgf1HashAlgorithm: 'sha256',
+});
 
 const cases: [alg: 'HS256' | 'RS256' | 'PS256' | 'ES256', signing: KeyObject | string, verifying: KeyObject][] = [
   ['HS256', SECRET, secret],
@@ -32,29 +36,37 @@ let jwtVerifyCalls = 0;
 
 /** Both ways the check can be built: jsonwebtoken's own signature step (jwa), and jwt.verify when that is unreachable. */
 const builds: [name: string, load: () => typeof import('../../lib/verify/signature'), jwtVerifyUsed: boolean][] = [
-  ['jsonwebtoken\'s own signature step', () => jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature'), false],
-  ['the jwt.verify fallback', () => {
-    let loaded: typeof import('../../lib/verify/signature') | undefined;
-    jest.isolateModules(() => {
-      jest.doMock('node:module', () => ({
-        createRequire: () => {
-          throw new Error('no jws here');
-        },
-      }));
-      jest.doMock('jsonwebtoken', () => {
-        const actual = jest.requireActual<typeof import('jsonwebtoken')>('jsonwebtoken');
-        const verify = (...args: Parameters<typeof actual.verify>) => {
-          jwtVerifyCalls++;
-          return actual.verify(...args);
-        };
-        return { __esModule: true, default: { ...actual, verify } };
+  [
+    "jsonwebtoken's own signature step",
+    () => jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature'),
+    false,
+  ],
+  [
+    'the jwt.verify fallback',
+    () => {
+      let loaded: typeof import('../../lib/verify/signature') | undefined;
+      jest.isolateModules(() => {
+        jest.doMock('node:module', () => ({
+          createRequire: () => {
+            throw new Error('no jws here');
+          },
+        }));
+        jest.doMock('jsonwebtoken', () => {
+          const actual = jest.requireActual<typeof import('jsonwebtoken')>('jsonwebtoken');
+          const verify = (...args: Parameters<typeof actual.verify>) => {
+            jwtVerifyCalls++;
+            return actual.verify(...args);
+          };
+          return { __esModule: true, default: { ...actual, verify } };
+        });
+        loaded = jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature');
       });
-      loaded = jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature');
-    });
-    jest.dontMock('node:module');
-    jest.dontMock('jsonwebtoken');
-    return loaded!;
-  }, true],
+      jest.dontMock('node:module');
+      jest.dontMock('jsonwebtoken');
+      return loaded!;
+    },
+    true,
+  ],
 ];
 
 describe.each(builds)('createSignatureCheck (%s)', (_name, load, jwtVerifyUsed) => {
@@ -98,7 +110,9 @@ describe.each(builds)('createSignatureCheck (%s)', (_name, load, jwtVerifyUsed) 
 
 describe('createSignatureCheck, whatever the header says', () => {
   it('never accepts alg "none", even with an empty signature', () => {
-    const check = jest.requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature').createSignatureCheck();
+    const check = jest
+      .requireActual<typeof import('../../lib/verify/signature')>('../../lib/verify/signature')
+      .createSignatureCheck();
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.`;
     expect(refuses(check, unsigned, 'none', secret)).toBe(true);
   });

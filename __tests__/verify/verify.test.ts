@@ -4,7 +4,6 @@ import { rejection } from '../fixtures/rejection';
 
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
 
-
 describe('verify(token)', () => {
   it('resolves with the claims exactly as signed', async () => {
     const claims = shapeB(NOW, { custom: [1, 2, 3] });
@@ -22,13 +21,21 @@ describe('verify(token)', () => {
   it('carries the RFC 6750 challenge on its errors', async () => {
     const err = await rejection(createTokenAuth(base).verify(sign(shapeB(NOW - 3600))));
     expect(err.code).toBe('token_expired');
-    expect(err.headers['WWW-Authenticate']).toBe('Bearer realm="api", error="invalid_token", error_description="Access token expired"');
+    expect(err.headers['WWW-Authenticate']).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="Access token expired"',
+    );
     expect(err.toJSON()).toEqual({ status: 'error', message: 'Access token expired' });
   });
 
   it('asks isRevoked with req undefined', async () => {
     const asked: unknown[] = [];
-    const auth = createTokenAuth({ ...base, isRevoked: (_claims, req) => { asked.push(req); return true; } });
+    const auth = createTokenAuth({
+      ...base,
+      isRevoked: (_claims, req) => {
+        asked.push(req);
+        return true;
+      },
+    });
     const err = await rejection(auth.verify(sign(shapeB(NOW))));
     expect(err.code).toBe('invalid_token');
     expect(asked).toEqual([undefined]);
@@ -36,7 +43,12 @@ describe('verify(token)', () => {
 
   it('reports failures to onError with req undefined', async () => {
     const seen: Array<[string, unknown]> = [];
-    const auth = createTokenAuth({ ...base, onError: (err, req) => { seen.push([err.code, req]); } });
+    const auth = createTokenAuth({
+      ...base,
+      onError: (err, req) => {
+        seen.push([err.code, req]);
+      },
+    });
     await rejection(auth.verify('a.b.c'));
     expect(seen).toEqual([['invalid_token', undefined]]);
   });

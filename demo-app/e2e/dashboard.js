@@ -17,7 +17,11 @@ async function dashboardChecks({ page, demo, check, assert, equal, artifacts }) 
   });
 
   await check('dashboard: its figures and charts follow new verifications (accepted, cached, refused)', async () => {
-    const before = { total: count(await figure('total')), ok: count(await figure('ok')), refused: count(await figure('refused')) };
+    const before = {
+      total: count(await figure('total')),
+      ok: count(await figure('ok')),
+      refused: count(await figure('refused')),
+    };
     const forged = `${demo.token.slice(0, -6)}${demo.token.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA'}`;
     for (let i = 0; i < 6; i++) equal(await call(demo.token), 200, 'status of a valid token');
     for (let i = 0; i < 3; i++) equal(await call(forged), 401, 'status of a forged token');

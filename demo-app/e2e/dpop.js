@@ -27,8 +27,15 @@ async function runDpopChecks({ page, url, check, assert, equal }) {
       await page.click('#replay');
       await page.waitForSelector('body[data-state="replayed"]');
       equal((await page.locator('#replay-status').textContent()).trim(), '401', 'replay status');
-      assert((await page.locator('#replay-challenge').textContent()).includes('error="invalid_dpop_proof"'), 'DPoP challenge names invalid_dpop_proof');
-      equal(JSON.parse((await page.locator('#answer').textContent()).trim()).message, 'Invalid DPoP proof', 'replay body');
+      assert(
+        (await page.locator('#replay-challenge').textContent()).includes('error="invalid_dpop_proof"'),
+        'DPoP challenge names invalid_dpop_proof',
+      );
+      equal(
+        JSON.parse((await page.locator('#answer').textContent()).trim()).message,
+        'Invalid DPoP proof',
+        'replay body',
+      );
     });
   } finally {
     page.off('request', collect);

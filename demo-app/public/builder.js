@@ -27,7 +27,10 @@
   async function buildLink() {
     const data = new FormData(form);
     try {
-      const url = await authorizationUrl({ scope: data.getAll('scope').join(' '), providers: data.getAll('providers').join(' ') });
+      const url = await authorizationUrl({
+        scope: data.getAll('scope').join(' '),
+        providers: data.getAll('providers').join(' '),
+      });
       link.textContent = url;
       link.href = url;
       authorize.href = url;
@@ -42,11 +45,13 @@
   for (const example of document.querySelectorAll('a[data-demo-token], a[data-scope]')) {
     example.addEventListener('click', async (event) => {
       event.preventDefault();
-      location.assign(await authorizationUrl({
-        scope: example.dataset.scope ?? new FormData(form).getAll('scope').join(' '),
-        providers: example.dataset.providers ?? new FormData(form).getAll('providers').join(' '),
-        demoToken: example.dataset.demoToken,
-      }));
+      location.assign(
+        await authorizationUrl({
+          scope: example.dataset.scope ?? new FormData(form).getAll('scope').join(' '),
+          providers: example.dataset.providers ?? new FormData(form).getAll('providers').join(' '),
+          demoToken: example.dataset.demoToken,
+        }),
+      );
     });
   }
 

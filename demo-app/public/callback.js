@@ -39,8 +39,10 @@
   function explain({ status, body, challenge }) {
     const message = body && typeof body.message === 'string' ? body.message : '';
     if (status === 200) return 'OK';
-    if (status === 401 && message === 'Missing access token') return 'Missing access token: the request carried no token.';
-    if (status === 401 && message === 'Access token expired') return `${message}: the token's lifetime is over. Authorize again for a fresh one.`;
+    if (status === 401 && message === 'Missing access token')
+      return 'Missing access token: the request carried no token.';
+    if (status === 401 && message === 'Access token expired')
+      return `${message}: the token's lifetime is over. Authorize again for a fresh one.`;
     if (status === 401) return `${message}: the token was rejected. Build a new link and authorize again.`;
     if (status === 403) return `Insufficient scope: ${scopeAdvice(challenge)}`;
     if (status === 404) return `${message}. Link the Google account in the link builder.`;
@@ -75,27 +77,47 @@
     const response = await fetch('/oauth/token', {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: '/callback', client_id: 'demo-app', code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: '/callback',
+        client_id: 'demo-app',
+        code_verifier: verifier,
+      }),
     });
     const body = await response.json().catch(() => null);
     if (response.status !== 200 || !body || typeof body.access_token !== 'string') {
-      throw new Error(body && body.error_description ? `${body.error}: ${body.error_description}` : `HTTP ${response.status}`);
+      throw new Error(
+        body && body.error_description ? `${body.error}: ${body.error_description}` : `HTTP ${response.status}`,
+      );
     }
     return body.access_token;
   }
 
   const code = params.get('code');
   if (params.has('error')) {
-    stop('error', 'Authorization refused', `The authorization server answered ${params.get('error')}. Start again from the link builder.`);
+    stop(
+      'error',
+      'Authorization refused',
+      `The authorization server answered ${params.get('error')}. Start again from the link builder.`,
+    );
     return;
   }
   if (!code) {
-    stop('error', 'Missing code', 'Missing authorization code: this page expects ?code= and ?state= from the authorization server. Start from the link builder and press “Authorize”.');
+    stop(
+      'error',
+      'Missing code',
+      'Missing authorization code: this page expects ?code= and ?state= from the authorization server. Start from the link builder and press “Authorize”.',
+    );
     return;
   }
   // RFC 6749 §10.12: an answer whose state is not the one this tab sent is not ours to use (login CSRF).
   if (!pending || params.get('state') !== pending.state) {
-    stop('error', 'State mismatch', 'Refused: the state in this answer does not match the one this tab sent, so the code was not exchanged. Start again from the link builder.');
+    stop(
+      'error',
+      'State mismatch',
+      'Refused: the state in this answer does not match the one this tab sent, so the code was not exchanged. Start again from the link builder.',
+    );
     return;
   }
 
@@ -103,7 +125,11 @@
   try {
     token = await exchange(code, pending.verifier);
   } catch (err) {
-    stop('error', 'Code exchange failed', `The code could not be exchanged for a token (${err.message}). Start again from the link builder.`);
+    stop(
+      'error',
+      'Code exchange failed',
+      `The code could not be exchanged for a token (${err.message}). Start again from the link builder.`,
+    );
     return;
   }
 
@@ -124,7 +150,10 @@
       $('#linked').textContent = Object.keys(c.providers).join(', ') || 'none';
       $('#expires').textContent = new Date(c.exp * 1000).toISOString();
       $('#claims .facts').hidden = false;
-      setSummary('ok', `Token verified: ${c.scopes.length} scope(s), linked: ${Object.keys(c.providers).join(', ') || 'none'}.`);
+      setSummary(
+        'ok',
+        `Token verified: ${c.scopes.length} scope(s), linked: ${Object.keys(c.providers).join(', ') || 'none'}.`,
+      );
     } else if (claims.status === 401 && claims.body && claims.body.message === 'Access token expired') {
       $('#heading').textContent = 'Token expired';
       setSummary('error', `Expired token. ${explain(claims)}`);
@@ -148,7 +177,10 @@
       $('#profile .card').hidden = false;
     }
 
-    for (const [row, url] of [['#route-me', '/api/me'], ['#route-admin', '/api/admin']]) {
+    for (const [row, url] of [
+      ['#route-me', '/api/me'],
+      ['#route-admin', '/api/admin'],
+    ]) {
       const result = await call(url, { Authorization: `Bearer ${token}`, Accept: 'application/json' });
       const tr = $(row);
       $('.status', tr).textContent = String(result.status);

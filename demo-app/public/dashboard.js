@@ -4,7 +4,16 @@
 (() => {
   const SVG = 'http://www.w3.org/2000/svg';
   const COLORS = { ok: '#3553c8', cached: '#8fa3ef', refused: '#c8413a' };
-  const OUTCOME_COLORS = { ok: '#3553c8', invalid_token: '#c8413a', token_expired: '#d9822b', insufficient_scope: '#8e5cc4', missing_token: '#7a8194', insufficient_user_authentication: '#b5478f', invalid_dpop_proof: '#a63d2f', verification_unavailable: '#5f6b2e' };
+  const OUTCOME_COLORS = {
+    ok: '#3553c8',
+    invalid_token: '#c8413a',
+    token_expired: '#d9822b',
+    insufficient_scope: '#8e5cc4',
+    missing_token: '#7a8194',
+    insufficient_user_authentication: '#b5478f',
+    invalid_dpop_proof: '#a63d2f',
+    verification_unavailable: '#5f6b2e',
+  };
 
   const el = (name, attributes, text) => {
     const node = document.createElementNS(SVG, name);
@@ -34,14 +43,21 @@
 
   function drawTimeline(svg, series) {
     svg.replaceChildren();
-    const left = 40, top = 10, width = 810, height = 180;
+    const left = 40,
+      top = 10,
+      width = 810,
+      height = 180;
     const max = niceMax(Math.max(...series.map((s) => s.ok + s.refused)));
     grid(svg, { left, top, width, height, max, format: (v) => fmt(Math.round(v)) });
     const slot = width / series.length;
     series.forEach((s, i) => {
       const x = left + i * slot + 1;
       let y = top + height;
-      for (const [count, color] of [[s.ok - s.cached, COLORS.ok], [s.cached, COLORS.cached], [s.refused, COLORS.refused]]) {
+      for (const [count, color] of [
+        [s.ok - s.cached, COLORS.ok],
+        [s.cached, COLORS.cached],
+        [s.refused, COLORS.refused],
+      ]) {
         if (count <= 0) continue;
         const h = (height * count) / max;
         y -= h;
@@ -54,7 +70,10 @@
 
   function drawBars(svg, bars, format) {
     svg.replaceChildren();
-    const left = 130, top = 5, width = 240, rowHeight = 120 / Math.max(bars.length, 3);
+    const left = 130,
+      top = 5,
+      width = 240,
+      rowHeight = 120 / Math.max(bars.length, 3);
     const max = Math.max(1, ...bars.map((b) => b.value));
     bars.forEach((b, i) => {
       const y = top + i * rowHeight;
@@ -73,15 +92,20 @@
     document.getElementById('hit-rate').textContent = `${Math.round(stats.cacheHitRate * 100)} %`;
     document.getElementById('p50').textContent = stats.samples === 0 ? '–' : micros(stats.percentiles.p50);
     drawTimeline(document.getElementById('timeline'), stats.series);
-    const outcomes = Object.entries(stats.outcomes).sort((a, b) => b[1] - a[1])
+    const outcomes = Object.entries(stats.outcomes)
+      .sort((a, b) => b[1] - a[1])
       .map(([label, value]) => ({ label, value, color: OUTCOME_COLORS[label] ?? '#7a8194' }));
     drawBars(document.getElementById('outcomes'), outcomes, fmt);
     const { p50, p90, p99 } = stats.percentiles;
-    drawBars(document.getElementById('percentiles'), [
-      { label: 'p50', value: p50, color: '#3553c8' },
-      { label: 'p90', value: p90, color: '#6f86e0' },
-      { label: 'p99', value: p99, color: '#a9b7f2' },
-    ], micros);
+    drawBars(
+      document.getElementById('percentiles'),
+      [
+        { label: 'p50', value: p50, color: '#3553c8' },
+        { label: 'p90', value: p90, color: '#6f86e0' },
+        { label: 'p99', value: p99, color: '#a9b7f2' },
+      ],
+      micros,
+    );
     document.body.dataset.total = String(stats.total);
   }
 

@@ -3,7 +3,11 @@
 // DPoP in the browser (RFC 9449): a non-extractable key, an RFC 7638 thumbprint, and one proof per request.
 (function () {
   const encoder = new TextEncoder();
-  const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const b64url = (bytes) =>
+    btoa(String.fromCharCode(...new Uint8Array(bytes)))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
   const b64json = (value) => b64url(encoder.encode(JSON.stringify(value)));
   const sha256 = (text) => crypto.subtle.digest('SHA-256', encoder.encode(text));
   const $ = (id) => document.getElementById(id);
@@ -13,10 +17,20 @@
   let lastRequest;
 
   async function proofFor(method, url, token) {
-    const payload = { jti: crypto.randomUUID(), htm: method, htu: url, iat: Math.floor(Date.now() / 1000), ath: b64url(await sha256(token)) };
+    const payload = {
+      jti: crypto.randomUUID(),
+      htm: method,
+      htu: url,
+      iat: Math.floor(Date.now() / 1000),
+      ath: b64url(await sha256(token)),
+    };
     const input = `${b64json({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicJwk })}.${b64json(payload)}`;
     // WebCrypto's ECDSA signature is already r||s, the JWS form.
-    const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, keyPair.privateKey, encoder.encode(input));
+    const signature = await crypto.subtle.sign(
+      { name: 'ECDSA', hash: 'SHA-256' },
+      keyPair.privateKey,
+      encoder.encode(input),
+    );
     return `${input}.${b64url(signature)}`;
   }
 
@@ -34,7 +48,11 @@
     $('extractable').textContent = String(keyPair.privateKey.extractable);
     $('jkt').textContent = jkt;
 
-    const tokenRes = await fetch('/dpop/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jkt }) });
+    const tokenRes = await fetch('/dpop/token', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jkt }),
+    });
     const { access_token: token } = await tokenRes.json();
     const url = `${location.origin}/dpop/api/me`;
     lastRequest = { Authorization: `DPoP ${token}`, DPoP: await proofFor('GET', url, token) };
@@ -59,4 +77,4 @@
   };
   $('run').addEventListener('click', () => run().catch(fail));
   $('replay').addEventListener('click', () => replay().catch(fail));
-}());
+})();

@@ -25,7 +25,12 @@ async function browse(start, login, jar, log) {
   for (let step = 0; step < 12; step += 1) {
     const headers = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const answer = await send(url, { method: form === undefined ? 'GET' : 'POST', headers, body: form, redirect: 'manual' });
+    const answer = await send(url, {
+      method: form === undefined ? 'GET' : 'POST',
+      headers,
+      body: form,
+      redirect: 'manual',
+    });
     for (const cookie of answer.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
@@ -52,20 +57,35 @@ export async function connect(url, login, log) {
   let information, tokens, verifier, discovery, callback;
   const authProvider = {
     redirectUrl: REDIRECT_URL,
-    clientMetadata: { client_name: 'example client', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    clientMetadata: {
+      client_name: 'example client',
+      redirect_uris: [REDIRECT_URL],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
     clientInformation: () => information,
-    saveClientInformation: (value) => { information = value; },
+    saveClientInformation: (value) => {
+      information = value;
+    },
     tokens: () => tokens,
-    saveTokens: (value) => { tokens = value; },
-    saveCodeVerifier: (value) => { verifier = value; },
+    saveTokens: (value) => {
+      tokens = value;
+    },
+    saveCodeVerifier: (value) => {
+      verifier = value;
+    },
     codeVerifier: () => verifier,
-    saveDiscoveryState: (value) => { discovery = value; },
+    saveDiscoveryState: (value) => {
+      discovery = value;
+    },
     discoveryState: () => discovery,
     redirectToAuthorization: async (authorizationUrl) => {
       callback = await browse(authorizationUrl, login, jar, log);
     },
   };
-  const makeTransport = () => new StreamableHTTPClientTransport(new URL(url), { authProvider, fetch: loggingFetch(log, 'MCP client ') });
+  const makeTransport = () =>
+    new StreamableHTTPClientTransport(new URL(url), { authProvider, fetch: loggingFetch(log, 'MCP client ') });
   const finish = async (transport) => {
     const code = callback?.get('code');
     if (!code) throw new Error(`authorization refused: ${callback?.get('error') ?? 'no redirect'}`);

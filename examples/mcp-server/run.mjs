@@ -13,7 +13,9 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, LIMIT_MS);
 
-const as = spawn(process.execPath, [fileURLToPath(new URL('./authorization-server.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'ignore'] });
+const as = spawn(process.execPath, [fileURLToPath(new URL('./authorization-server.mjs', import.meta.url))], {
+  stdio: ['pipe', 'pipe', 'ignore'],
+});
 const lines = createInterface({ input: as.stdout })[Symbol.asyncIterator]();
 let server;
 let failed = false;
@@ -27,7 +29,9 @@ try {
   const whoami = await client.call('whoami');
   const reindex = await client.call('reindex');
   await client.close();
-  console.log(`whoami  -> ${whoami}\nreindex -> ${reindex}\n\nrequests, in order (client side):\n  ${log.join('\n  ')}\n\nanswers of the MCP server:\n  ${server.log.join('\n  ')}`);
+  console.log(
+    `whoami  -> ${whoami}\nreindex -> ${reindex}\n\nrequests, in order (client side):\n  ${log.join('\n  ')}\n\nanswers of the MCP server:\n  ${server.log.join('\n  ')}`,
+  );
   if (!/mcp:tools/.test(whoami ?? '') || reindex !== 'reindexed') throw new Error('unexpected tool answers');
   console.log('\nexample:mcp: ok');
 } catch (err) {

@@ -24,7 +24,9 @@ export async function startServer({ issuer }) {
   app.use((req, res, next) => {
     res.on('finish', () => {
       const challenge = res.getHeader('www-authenticate');
-      log.push(`MCP server  ${req.method} ${req.path} -> ${res.statusCode}${challenge ? `  WWW-Authenticate: ${challenge}` : ''}`);
+      log.push(
+        `MCP server  ${req.method} ${req.path} -> ${res.statusCode}${challenge ? `  WWW-Authenticate: ${challenge}` : ''}`,
+      );
     });
     next();
   });
@@ -39,16 +41,21 @@ export async function startServer({ issuer }) {
     claims: 'at+jwt',
   });
   app.use(auth.protectedResourceMetadata());
-  app.post('/mcp', express.json(), requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { reindex: ['mcp:admin'] } }), async (req, res) => {
-    const server = mcpServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  app.post(
+    '/mcp',
+    express.json(),
+    requireMcpAuth(auth, { scopes: ['mcp:tools'], tools: { reindex: ['mcp:admin'] } }),
+    async (req, res) => {
+      const server = mcpServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
 
   return {
     origin,

@@ -19,5 +19,7 @@ export function parseDuration(value: unknown, option: string): number {
     const millis = ms(value as ms.StringValue);
     if (typeof millis === 'number' && Number.isFinite(millis) && millis >= 0) return millis / 1000;
   }
-  optionError(`option "${option}" must be a non-negative number of seconds or a string with a unit such as '30s', '10m' or '90d'`);
+  optionError(
+    `option "${option}" must be a non-negative number of seconds or a string with a unit such as '30s', '10m' or '90d'`,
+  );
 }

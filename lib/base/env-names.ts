@@ -3,8 +3,16 @@
 
 /** Every environment variable the package reads (the top-level auth's configuration). */
 export const TOKEN_VARIABLES: readonly string[] = [
-  'TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER_BASE_URL',
-  'TOKEN_ISSUER', 'TOKEN_AUDIENCE', 'TOKEN_ALGORITHMS', 'TOKEN_CLAIMS', 'TOKEN_SCOPE_CLAIM',
+  'TOKEN_SECRET',
+  'TOKEN_PUBLIC_KEY',
+  'TOKEN_JWKS_URI',
+  'TOKEN_UPSTREAM_URL',
+  'TOKEN_ISSUER_BASE_URL',
+  'TOKEN_ISSUER',
+  'TOKEN_AUDIENCE',
+  'TOKEN_ALGORITHMS',
+  'TOKEN_CLAIMS',
+  'TOKEN_SCOPE_CLAIM',
 ];
 
 /** Edit distance with adjacent transpositions (optimal string alignment), stopping early past `limit`. */
@@ -18,7 +26,8 @@ function distance(a: string, b: string, limit: number): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, rows[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, rows[i - 2][j - 2] + 1);
       rows[i][j] = value;
       best = Math.min(best, value);
     }
@@ -34,7 +43,11 @@ const folded = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, '');
  * The variables set in `env` (non-empty) whose names are near misses of `wanted` — the same letters in another
  * case or with other separators, or at most two edits away — and that are none of the `known` names.
  */
-export function misspellingsOf(wanted: string, env: NodeJS.ProcessEnv, known: readonly string[] = TOKEN_VARIABLES): string[] {
+export function misspellingsOf(
+  wanted: string,
+  env: NodeJS.ProcessEnv,
+  known: readonly string[] = TOKEN_VARIABLES,
+): string[] {
   const found: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value === '' || name === wanted || known.includes(name)) continue;
@@ -44,7 +57,11 @@ export function misspellingsOf(wanted: string, env: NodeJS.ProcessEnv, known: re
 }
 
 /** A clause for a message about an unset variable: ` (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)`, or ''. */
-export function misspellingNote(wanted: string, env: NodeJS.ProcessEnv, known: readonly string[] = TOKEN_VARIABLES): string {
+export function misspellingNote(
+  wanted: string,
+  env: NodeJS.ProcessEnv,
+  known: readonly string[] = TOKEN_VARIABLES,
+): string {
   const near = misspellingsOf(wanted, env, known);
   if (near.length === 0) return '';
   return ` (${near.join(' and ')} ${near.length === 1 ? 'is' : 'are'} set: a misspelling of ${wanted}?)`;

@@ -196,7 +196,10 @@ export function asTokenAuthError(err: unknown): TokenAuthError {
 }
 
 /** The loggable facts of a decoded token: `alg`, `kid`, `typ` of its header and a string `iss`. */
-export function tokenFacts(header: { alg: string; kid?: string; typ?: unknown }, payload: Record<string, unknown> | undefined): TokenFacts {
+export function tokenFacts(
+  header: { alg: string; kid?: string; typ?: unknown },
+  payload: Record<string, unknown> | undefined,
+): TokenFacts {
   const facts: TokenFacts = { alg: header.alg };
   if (header.kid !== undefined) facts.kid = header.kid;
   if (typeof header.typ === 'string') facts.typ = header.typ;
@@ -211,7 +214,14 @@ export function tokenFacts(header: { alg: string; kid?: string; typ?: unknown },
 export function withHeaders(err: TokenAuthError, headers: Record<string, string>): TokenAuthError {
   const retryAfter = err.headers['Retry-After'];
   return new TokenAuthError(err.code, {
-    message: err.message, scope: err.scope, acrValues: err.acrValues, maxAge: err.maxAge, reason: err.reason, cause: err.cause, facts: err.facts, hint: err.hint,
+    message: err.message,
+    scope: err.scope,
+    acrValues: err.acrValues,
+    maxAge: err.maxAge,
+    reason: err.reason,
+    cause: err.cause,
+    facts: err.facts,
+    hint: err.hint,
     retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
     headers: { ...err.headers, ...headers },
   });

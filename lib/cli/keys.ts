@@ -17,33 +17,51 @@ export interface CliSigningKey {
 }
 
 /** The algorithm asked for with `--alg`, checked against the key (no key confusion), or the key's default. */
-function chooseAlgorithm(fits: readonly Algorithm[], fallback: Algorithm | undefined, requested: string | undefined, what: string): Algorithm {
+function chooseAlgorithm(
+  fits: readonly Algorithm[],
+  fallback: Algorithm | undefined,
+  requested: string | undefined,
+  what: string,
+): Algorithm {
   if (requested === undefined) {
-    if (fallback === undefined) throw new UsageError(`${what} is not a key this package verifies (use RSA, EC P-256/P-384/P-521 or Ed25519)`);
+    if (fallback === undefined)
+      throw new UsageError(`${what} is not a key this package verifies (use RSA, EC P-256/P-384/P-521 or Ed25519)`);
     return fallback;
   }
-  if (!isSupportedAlgorithm(requested)) throw new UsageError(`--alg must be one of HS256, HS384, HS512, RS256, …, PS256, …, ES256, ES384, ES512, EdDSA`);
-  if (!fits.includes(requested)) throw new UsageError(`--alg ${requested} does not fit ${what} (it fits ${fits.join(', ') || 'none'})`);
+  if (!isSupportedAlgorithm(requested))
+    throw new UsageError(`--alg must be one of HS256, HS384, HS512, RS256, …, PS256, …, ES256, ES384, ES512, EdDSA`);
+  if (!fits.includes(requested))
+    throw new UsageError(`--alg ${requested} does not fit ${what} (it fits ${fits.join(', ') || 'none'})`);
   return requested;
 }
 
 /** An HMAC secret from `--secret` or TOKEN_SECRET (`source` names which). */
 export function secretSigningKey(secret: string, source: string, alg: string | undefined): CliSigningKey {
   const bytes = Buffer.byteLength(secret, 'utf8');
-  if (bytes < MIN_SECRET_BYTES) throw new UsageError(`${source} is ${bytes} bytes; an HMAC secret must be at least ${MIN_SECRET_BYTES} (the verifier refuses shorter ones)`);
-  return { key: secret, alg: chooseAlgorithm(['HS256', 'HS384', 'HS512'], 'HS256', alg, `the secret from ${source}`), kid: undefined };
+  if (bytes < MIN_SECRET_BYTES)
+    throw new UsageError(
+      `${source} is ${bytes} bytes; an HMAC secret must be at least ${MIN_SECRET_BYTES} (the verifier refuses shorter ones)`,
+    );
+  return {
+    key: secret,
+    alg: chooseAlgorithm(['HS256', 'HS384', 'HS512'], 'HS256', alg, `the secret from ${source}`),
+    kid: undefined,
+  };
 }
 
 /** A private JWK from a file's JSON: the object itself, or the one private key of a JWKS. */
 function privateJwkOf(document: unknown, file: string): Record<string, unknown> {
   if (isObject(document) && Array.isArray(document.keys)) {
     const held = document.keys.filter((jwk) => isObject(jwk) && jwk.d !== undefined);
-    if (held.length !== 1) throw new UsageError(`${file} is a JWKS with ${held.length} private keys; give a file with exactly one`);
+    if (held.length !== 1)
+      throw new UsageError(`${file} is a JWKS with ${held.length} private keys; give a file with exactly one`);
     return held[0] as Record<string, unknown>;
   }
   if (!isObject(document)) throw new UsageError(`${file} is JSON but not a JWK`);
-  if (document.kty === 'oct') throw new UsageError(`${file} is a symmetric JWK; pass its secret with --secret or TOKEN_SECRET`);
-  if (document.d === undefined) throw new UsageError(`${file} holds a public JWK; token needs the private key (a JWK with "d")`);
+  if (document.kty === 'oct')
+    throw new UsageError(`${file} is a symmetric JWK; pass its secret with --secret or TOKEN_SECRET`);
+  if (document.d === undefined)
+    throw new UsageError(`${file} holds a public JWK; token needs the private key (a JWK with "d")`);
   return document;
 }
 
@@ -74,15 +92,21 @@ export function readPrivateKey(file: string): { key: KeyObject; kid: string | un
     const jwk = privateJwkOf(document, file);
     try {
       const key = createPrivateKey({ key: jwk as Jwk, format: 'jwk' });
-      return { key, kid: typeof jwk.kid === 'string' ? jwk.kid : undefined, alg: typeof jwk.alg === 'string' ? jwk.alg : undefined };
+      return {
+        key,
+        kid: typeof jwk.kid === 'string' ? jwk.kid : undefined,
+        alg: typeof jwk.alg === 'string' ? jwk.alg : undefined,
+      };
     } catch {
       throw new UsageError(`${file} holds a JWK that is not a usable private key`);
     }
   }
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) {
-    throw new UsageError(/-----BEGIN [A-Z ]*(PUBLIC KEY|CERTIFICATE)-----/.test(text)
-      ? `${file} holds a public key only; token needs the private key`
-      : `${file} is neither a PEM private key nor a private JWK`);
+    throw new UsageError(
+      /-----BEGIN [A-Z ]*(PUBLIC KEY|CERTIFICATE)-----/.test(text)
+        ? `${file} holds a public key only; token needs the private key`
+        : `${file} is neither a PEM private key nor a private JWK`,
+    );
   }
   try {
     return { key: createPrivateKey(text), kid: undefined, alg: undefined };
@@ -101,17 +125,27 @@ export function thumbprintOf(key: KeyObject): string {
 export function fileSigningKey(file: string, alg: string | undefined, kid: string | undefined): CliSigningKey {
   const read = readPrivateKey(file);
   const publicKey = createPublicKey(read.key);
-  const chosen = chooseAlgorithm(algorithmsForKey(publicKey), (read.alg as Algorithm | undefined) ?? defaultAlgorithm(publicKey), alg, `the key in ${file}`);
+  const chosen = chooseAlgorithm(
+    algorithmsForKey(publicKey),
+    (read.alg as Algorithm | undefined) ?? defaultAlgorithm(publicKey),
+    alg,
+    `the key in ${file}`,
+  );
   return { key: read.key, alg: chosen, kid: kid ?? read.kid ?? thumbprintOf(publicKey) };
 }
 
 /** A new development key pair for `alg`, as PEM (private, then public); for HS*, a random secret instead. */
 export function newKeyPair(alg: string): string {
-  if (!isSupportedAlgorithm(alg)) throw new UsageError('--alg must be one of ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA or HS256');
+  if (!isSupportedAlgorithm(alg))
+    throw new UsageError(
+      '--alg must be one of ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA or HS256',
+    );
   if (alg.startsWith('HS')) return `${randomBytes(48).toString('base64url')}\n`;
   const pair = alg.startsWith('ES')
     ? generateKeyPairSync('ec', { namedCurve: { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' }[alg as 'ES256'] })
-    : alg === 'EdDSA' || alg === 'Ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('rsa', { modulusLength: 2048 });
+    : alg === 'EdDSA' || alg === 'Ed25519'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('rsa', { modulusLength: 2048 });
   return `${pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string}${pair.publicKey.export({ type: 'spki', format: 'pem' }) as string}`;
 }
 
@@ -120,7 +154,17 @@ export function publicKeyOf(file: string, asJwks: boolean, alg: string | undefin
   const read = readPrivateKey(file);
   const publicKey = createPublicKey(read.key);
   if (!asJwks) return publicKey.export({ type: 'spki', format: 'pem' }) as string;
-  const chosen = chooseAlgorithm(algorithmsForKey(publicKey), (read.alg as Algorithm | undefined) ?? defaultAlgorithm(publicKey), alg, `the key in ${file}`);
-  const jwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: read.kid ?? thumbprintOf(publicKey), alg: chosen, use: 'sig' };
+  const chosen = chooseAlgorithm(
+    algorithmsForKey(publicKey),
+    (read.alg as Algorithm | undefined) ?? defaultAlgorithm(publicKey),
+    alg,
+    `the key in ${file}`,
+  );
+  const jwk = {
+    ...(publicKey.export({ format: 'jwk' }) as Record<string, unknown>),
+    kid: read.kid ?? thumbprintOf(publicKey),
+    alg: chosen,
+    use: 'sig',
+  };
   return `${JSON.stringify({ keys: [jwk] }, null, 2)}\n`;
 }

@@ -25,13 +25,17 @@ export interface TokenFlags {
 
 /** The first entry of a comma-separated variable, unless it is unset, empty or "false". */
 function firstOf(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const first = env[name]?.split(',').map((s) => s.trim()).find((s) => s !== '');
+  const first = env[name]
+    ?.split(',')
+    .map((s) => s.trim())
+    .find((s) => s !== '');
   return first === undefined || first === 'false' ? undefined : first;
 }
 
 function modeOf(flags: TokenFlags, env: NodeJS.ProcessEnv): ClaimsMode {
   const named = flags.claims ?? env.TOKEN_CLAIMS?.trim();
-  if (named === undefined || named === '') return firstOf(env, 'TOKEN_ISSUER_BASE_URL') === undefined ? 'strict' : 'jwt';
+  if (named === undefined || named === '')
+    return firstOf(env, 'TOKEN_ISSUER_BASE_URL') === undefined ? 'strict' : 'jwt';
   try {
     return resolveClaimsMode(named, false);
   } catch {
@@ -44,7 +48,9 @@ function signingKey(flags: TokenFlags, env: NodeJS.ProcessEnv): CliSigningKey {
   if (flags.key !== undefined) return fileSigningKey(flags.key, flags.alg, flags.kid);
   const secret = flags.secret ?? env.TOKEN_SECRET;
   if (secret === undefined || secret === '') {
-    throw new UsageError(`no signing key: pass --secret <secret> or --key <file>, or set TOKEN_SECRET${misspellingNote('TOKEN_SECRET', env)}`);
+    throw new UsageError(
+      `no signing key: pass --secret <secret> or --key <file>, or set TOKEN_SECRET${misspellingNote('TOKEN_SECRET', env)}`,
+    );
   }
   const key = secretSigningKey(secret, flags.secret === undefined ? 'TOKEN_SECRET' : '--secret', flags.alg);
   return { ...key, kid: flags.kid };
@@ -53,7 +59,8 @@ function signingKey(flags: TokenFlags, env: NodeJS.ProcessEnv): CliSigningKey {
 /** A `--claim name=value`: the value as JSON when it parses, else the string. */
 function extraClaim(entry: string): [string, unknown] {
   const at = entry.indexOf('=');
-  if (at <= 0) throw new UsageError('--claim takes name=value (such as --claim tenant=acme or --claim roles=["admin"])');
+  if (at <= 0)
+    throw new UsageError('--claim takes name=value (such as --claim tenant=acme or --claim roles=["admin"])');
   const raw = entry.slice(at + 1);
   try {
     return [entry.slice(0, at), JSON.parse(raw)];
@@ -80,7 +87,9 @@ function gathered<T extends unknown[]>(steps: { [K in keyof T]: () => T[K] }): T
 
 function required(value: string | undefined, flag: string, variable: string, env: NodeJS.ProcessEnv): string {
   if (value !== undefined && value !== '') return value;
-  throw new UsageError(`no ${flag.slice(2)}: pass ${flag} <value> or set ${variable} (what your app accepts)${misspellingNote(variable, env)}`);
+  throw new UsageError(
+    `no ${flag.slice(2)}: pass ${flag} <value> or set ${variable} (what your app accepts)${misspellingNote(variable, env)}`,
+  );
 }
 
 function lifetimeOf(exp: string | undefined): number {
@@ -95,10 +104,20 @@ function lifetimeOf(exp: string | undefined): number {
 }
 
 /** The payload of a development token, `now` in seconds. */
-export function tokenPayload(flags: TokenFlags, env: NodeJS.ProcessEnv, now: number): { payload: Record<string, unknown>; mode: ClaimsMode } {
+export function tokenPayload(
+  flags: TokenFlags,
+  env: NodeJS.ProcessEnv,
+  now: number,
+): { payload: Record<string, unknown>; mode: ClaimsMode } {
   const [mode, iss, aud, lifetime] = gathered<[ClaimsMode, string, string, number]>([
     () => modeOf(flags, env),
-    () => required(flags.iss ?? firstOf(env, 'TOKEN_ISSUER') ?? firstOf(env, 'TOKEN_ISSUER_BASE_URL'), '--iss', 'TOKEN_ISSUER', env),
+    () =>
+      required(
+        flags.iss ?? firstOf(env, 'TOKEN_ISSUER') ?? firstOf(env, 'TOKEN_ISSUER_BASE_URL'),
+        '--iss',
+        'TOKEN_ISSUER',
+        env,
+      ),
     () => required(flags.aud ?? firstOf(env, 'TOKEN_AUDIENCE'), '--aud', 'TOKEN_AUDIENCE', env),
     () => lifetimeOf(flags.exp),
   ]);

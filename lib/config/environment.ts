@@ -8,11 +8,19 @@ import { optionError } from '../base/option-error';
 import type { TokenAuthOptions } from './options';
 
 /** The variables that each give the key, one of which must be set. */
-export const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL', 'TOKEN_ISSUER_BASE_URL'] as const;
-
+export const KEY_VARIABLES = [
+  'TOKEN_SECRET',
+  'TOKEN_PUBLIC_KEY',
+  'TOKEN_JWKS_URI',
+  'TOKEN_UPSTREAM_URL',
+  'TOKEN_ISSUER_BASE_URL',
+] as const;
 
 function list(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 const isSet = (env: NodeJS.ProcessEnv, name: string) => env[name] !== undefined && env[name]?.trim() !== '';
@@ -21,10 +29,16 @@ const isSet = (env: NodeJS.ProcessEnv, name: string) => env[name] !== undefined 
 type Problems = string[];
 
 /** TOKEN_ISSUER or TOKEN_AUDIENCE: a value, a comma list, or "false". */
-function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE', problems: Problems): string | string[] | false {
+function accepted(
+  env: NodeJS.ProcessEnv,
+  name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE',
+  problems: Problems,
+): string | string[] | false {
   const value = env[name];
   if (value === undefined || value.trim() === '') {
-    problems.push(`set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)${misspellingNote(name, env)}`);
+    problems.push(
+      `set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)${misspellingNote(name, env)}`,
+    );
     return false;
   }
   if (value.trim() === 'false') return false;
@@ -33,7 +47,10 @@ function accepted(env: NodeJS.ProcessEnv, name: 'TOKEN_ISSUER' | 'TOKEN_AUDIENCE
 }
 
 /** The key variable's option (undefined with a problem noted when none, or more than one, is set). */
-function keyFromEnv(env: NodeJS.ProcessEnv, problems: Problems): { name: (typeof KEY_VARIABLES)[number]; value: string } | undefined {
+function keyFromEnv(
+  env: NodeJS.ProcessEnv,
+  problems: Problems,
+): { name: (typeof KEY_VARIABLES)[number]; value: string } | undefined {
   const set = KEY_VARIABLES.filter((name) => isSet(env, name));
   if (set.length > 1) {
     problems.push(`set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})`);
@@ -53,7 +70,10 @@ function optionalFromEnv(env: NodeJS.ProcessEnv, problems: Problems): Partial<To
   if (isSet(env, 'TOKEN_ALGORITHMS')) {
     const algorithms = list(env.TOKEN_ALGORITHMS as string);
     if (algorithms.every(isSupportedAlgorithm)) found.algorithms = algorithms as Algorithm[];
-    else problems.push('TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)');
+    else
+      problems.push(
+        'TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
+      );
   }
   if (isSet(env, 'TOKEN_CLAIMS')) {
     try {
@@ -64,7 +84,8 @@ function optionalFromEnv(env: NodeJS.ProcessEnv, problems: Problems): Partial<To
   }
   if (isSet(env, 'TOKEN_SCOPE_CLAIM')) {
     const names = (env.TOKEN_SCOPE_CLAIM as string).split(',').map((s) => s.trim());
-    if (names.some((n) => n === '')) problems.push('TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty');
+    if (names.some((n) => n === ''))
+      problems.push('TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty');
     else found.scopeClaim = names;
   }
   return found;
@@ -80,26 +101,34 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   const problems: Problems = [];
   const key = keyFromEnv(env, problems);
   // A misspelt TOKEN_ISSUER_BASE_URL counts as meant: TOKEN_ISSUER is then not demanded as well.
-  const discovery = key === undefined ? misspellingsOf('TOKEN_ISSUER_BASE_URL', env).length > 0 : key.name === 'TOKEN_ISSUER_BASE_URL';
+  const discovery =
+    key === undefined ? misspellingsOf('TOKEN_ISSUER_BASE_URL', env).length > 0 : key.name === 'TOKEN_ISSUER_BASE_URL';
   // With discovery the issuer is discovered: TOKEN_ISSUER is passed on only when set, for createTokenAuth to refuse.
   const issuer = discovery && !isSet(env, 'TOKEN_ISSUER') ? undefined : accepted(env, 'TOKEN_ISSUER', problems);
   const audience = accepted(env, 'TOKEN_AUDIENCE', problems);
   const optional = optionalFromEnv(env, problems);
   if (problems.length === 1) optionError(problems[0]);
-  if (problems.length > 1) optionError(`the environment does not configure the default TokenAuth:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 1)
+    optionError(`the environment does not configure the default TokenAuth:\n- ${problems.join('\n- ')}`);
   const { name, value } = key as NonNullable<typeof key>;
-  const options: TokenAuthOptions = name === 'TOKEN_ISSUER_BASE_URL'
-    ? { issuerBaseURL: list(value).length === 1 ? list(value)[0] : list(value), audience }
-    : { key: keyOption(name, value), issuer, audience };
+  const options: TokenAuthOptions =
+    name === 'TOKEN_ISSUER_BASE_URL'
+      ? { issuerBaseURL: list(value).length === 1 ? list(value)[0] : list(value), audience }
+      : { key: keyOption(name, value), issuer, audience };
   if (discovery && issuer !== undefined) options.issuer = issuer;
   return Object.assign(options, optional);
 }
 
 /** The variable each option comes from when the environment configures it, for `fromVariable`. */
 const VARIABLE_OF_OPTION: ReadonlyArray<readonly [RegExp, string]> = [
-  [/"?key\.secret\b/, 'TOKEN_SECRET'], [/"?key\.publicKey\b/, 'TOKEN_PUBLIC_KEY'], [/"?key\.jwksUri\b/, 'TOKEN_JWKS_URI'],
-  [/"?key\.upstream\b/, 'TOKEN_UPSTREAM_URL'], [/"issuerBaseURL\b/, 'TOKEN_ISSUER_BASE_URL'], [/"algorithms"/, 'TOKEN_ALGORITHMS'],
-  [/"issuer"/, 'TOKEN_ISSUER'], [/"audience"/, 'TOKEN_AUDIENCE'],
+  [/"?key\.secret\b/, 'TOKEN_SECRET'],
+  [/"?key\.publicKey\b/, 'TOKEN_PUBLIC_KEY'],
+  [/"?key\.jwksUri\b/, 'TOKEN_JWKS_URI'],
+  [/"?key\.upstream\b/, 'TOKEN_UPSTREAM_URL'],
+  [/"issuerBaseURL\b/, 'TOKEN_ISSUER_BASE_URL'],
+  [/"algorithms"/, 'TOKEN_ALGORITHMS'],
+  [/"issuer"/, 'TOKEN_ISSUER'],
+  [/"audience"/, 'TOKEN_AUDIENCE'],
 ];
 
 /**

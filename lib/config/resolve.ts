@@ -14,12 +14,38 @@ import { resolveResource, resourceAudience } from './resource';
 import type { AudienceRule } from '../token/registered';
 
 const KNOWN_OPTIONS = new Set([
-  'key', 'issuer', 'audience', 'algorithms', 'claims', 'clockTolerance', 'maxTokenAge', 'maxLifetime',
-  'maxTokenLength', 'clock', 'cache', 'isRevoked', 'getToken', 'errors', 'realm', 'onError', 'allowInsecureHttp',
-  'typ', 'scopeClaim', 'requiredClaims', 'validateClaims', 'issuerBaseURL', 'discovery',
-  'dpop', 'mtls',
-  'revocation', 'introspection', 'introspect',
-  'resource', 'scopesSupported', 'resourceName', 'resourceDocumentation',
+  'key',
+  'issuer',
+  'audience',
+  'algorithms',
+  'claims',
+  'clockTolerance',
+  'maxTokenAge',
+  'maxLifetime',
+  'maxTokenLength',
+  'clock',
+  'cache',
+  'isRevoked',
+  'getToken',
+  'errors',
+  'realm',
+  'onError',
+  'allowInsecureHttp',
+  'typ',
+  'scopeClaim',
+  'requiredClaims',
+  'validateClaims',
+  'issuerBaseURL',
+  'discovery',
+  'dpop',
+  'mtls',
+  'revocation',
+  'introspection',
+  'introspect',
+  'resource',
+  'scopesSupported',
+  'resourceName',
+  'resourceDocumentation',
 ]);
 const KNOWN_CACHE_OPTIONS = new Set(['max', 'maxBytes', 'ttl', 'errorTtl', 'shared']);
 
@@ -55,7 +81,8 @@ function resolveAudience(value: unknown, resource: string | undefined): Audience
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) optionError(`option "${name}" must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    optionError(`option "${name}" must be a positive integer`);
   return value;
 }
 
@@ -66,15 +93,18 @@ function optionalFunction<T>(value: T, name: string): T {
 
 function oneOf<T extends string>(value: unknown, name: string, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
-  if (!allowed.includes(value as T)) optionError(`option "${name}" must be ${allowed.map((a) => `'${a}'`).join(' or ')}`);
+  if (!allowed.includes(value as T))
+    optionError(`option "${name}" must be ${allowed.map((a) => `'${a}'`).join(' or ')}`);
   return value as T;
 }
 
 function resolveCache(value: unknown): ResolvedOptions['cache'] {
   if (value === false) return false;
-  if (value !== undefined && (typeof value !== 'object' || value === null)) optionError('option "cache" must be an object or false');
+  if (value !== undefined && (typeof value !== 'object' || value === null))
+    optionError('option "cache" must be an object or false');
   const cache = (value ?? {}) as Record<string, unknown>;
-  for (const name of Object.keys(cache)) if (!KNOWN_CACHE_OPTIONS.has(name)) optionError(`unknown option "cache.${name}"`);
+  for (const name of Object.keys(cache))
+    if (!KNOWN_CACHE_OPTIONS.has(name)) optionError(`unknown option "cache.${name}"`);
   return {
     max: positiveInteger(cache.max, 'cache.max', 10_000),
     maxBytes: positiveInteger(cache.maxBytes, 'cache.maxBytes', 16 * 1024 * 1024),
@@ -87,8 +117,10 @@ function resolveAlgorithms(value: unknown): Algorithm[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length === 0) optionError('option "algorithms" must be a non-empty array');
   for (const alg of value) {
-    if (typeof alg === 'string' && alg.toLowerCase() === 'none') optionError('option "algorithms" may never include "none"');
-    if (!isSupportedAlgorithm(alg)) optionError(`option "algorithms" holds unsupported algorithm ${JSON.stringify(alg)}`);
+    if (typeof alg === 'string' && alg.toLowerCase() === 'none')
+      optionError('option "algorithms" may never include "none"');
+    if (!isSupportedAlgorithm(alg))
+      optionError(`option "algorithms" holds unsupported algorithm ${JSON.stringify(alg)}`);
   }
   return [...new Set(value as Algorithm[])];
 }
@@ -105,8 +137,12 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   for (const name of Object.keys(input)) if (!KNOWN_OPTIONS.has(name)) optionError(`unknown option "${name}"`);
   const key = input.key as unknown;
   const issuerBaseURL = resolveIssuerBaseURL(input, input.allowInsecureHttp === true);
-  if (key === undefined && issuerBaseURL === undefined) optionError('option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)');
-  if (issuerBaseURL === undefined && typeof key !== 'function' && (typeof key !== 'object' || key === null)) optionError('option "key" must be an object or a function');
+  if (key === undefined && issuerBaseURL === undefined)
+    optionError(
+      'option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)',
+    );
+  if (issuerBaseURL === undefined && typeof key !== 'function' && (typeof key !== 'object' || key === null))
+    optionError('option "key" must be an object or a function');
 
   const discovery = issuerBaseURL !== undefined;
   const introspection = resolveIntrospection(input, issuerBaseURL, input.allowInsecureHttp === true);
@@ -114,9 +150,11 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   const headerless = (typeof key === 'object' && key !== null && 'upstream' in key) || introspection?.mode === 'always';
   const claims = resolveClaimPolicy(input, { discovery, upstream: headerless });
   const realm = input.realm ?? 'api';
-  if (typeof realm !== 'string' || !REALM.test(realm)) optionError('option "realm" must be a string without quotes, backslashes or control characters');
+  if (typeof realm !== 'string' || !REALM.test(realm))
+    optionError('option "realm" must be a string without quotes, backslashes or control characters');
   if (input.clock !== undefined) optionalFunction(input.clock, 'clock');
-  if (input.allowInsecureHttp !== undefined && typeof input.allowInsecureHttp !== 'boolean') optionError('option "allowInsecureHttp" must be a boolean');
+  if (input.allowInsecureHttp !== undefined && typeof input.allowInsecureHttp !== 'boolean')
+    optionError('option "allowInsecureHttp" must be a boolean');
   const resource = resolveResource(input as unknown as Record<string, unknown>, input.allowInsecureHttp === true);
 
   return {

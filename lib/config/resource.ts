@@ -71,17 +71,22 @@ function optionalString(value: unknown, name: string): string | undefined {
  * Validate `resource` and its document's options (a TypeError naming the option); undefined without `resource`,
  * and then the document's options are refused, since nothing would publish them.
  */
-export function resolveResource(input: Record<string, unknown>, allowInsecureHttp: boolean): ResolvedResource | undefined {
+export function resolveResource(
+  input: Record<string, unknown>,
+  allowInsecureHttp: boolean,
+): ResolvedResource | undefined {
   const value = input.resource;
   if (value === undefined) {
     for (const name of ['scopesSupported', 'resourceName', 'resourceDocumentation']) {
-      if (input[name] !== undefined) optionError(`option "${name}" needs option "resource" (it belongs to the resource's metadata document)`);
+      if (input[name] !== undefined)
+        optionError(`option "${name}" needs option "resource" (it belongs to the resource's metadata document)`);
     }
     return undefined;
   }
   const url = checkRemoteUrl(value, 'resource', allowInsecureHttp);
   const resource = value as string;
-  if (!/^https?:\/\//i.test(resource)) optionError('option "resource" must be an absolute URI such as "https://api.example.com/mcp"');
+  if (!/^https?:\/\//i.test(resource))
+    optionError('option "resource" must be an absolute URI such as "https://api.example.com/mcp"');
   if (resource.includes('#')) optionError('option "resource" must not contain a fragment (RFC 8707 §2)');
   // RFC 8707 §2 advises against a query; its metadata URL would need one, which no router can tell apart.
   if (resource.includes('?')) optionError('option "resource" must not contain a query string');
@@ -89,17 +94,25 @@ export function resolveResource(input: Record<string, unknown>, allowInsecureHtt
   // The document's URL is the configured text with the well-known part inserted: a path that URL parsing would
   // rewrite (dot segments, unescaped characters) would make the document's address differ from the route's.
   if ((rest === '' ? '/' : rest) !== url.pathname) {
-    optionError(`option "resource" must be a URI in normal form (its path as written must equal ${JSON.stringify(url.pathname)})`);
+    optionError(
+      `option "resource" must be a URI in normal form (its path as written must equal ${JSON.stringify(url.pathname)})`,
+    );
   }
   // RFC 9728 §3.1: a terminating slash after the host is removed before inserting the well-known part.
   const path = rest === '/' ? '' : rest;
-  const scopes = input.scopesSupported === undefined ? undefined : parseScopeRequirement(input.scopesSupported, 'option "scopesSupported"').all;
+  const scopes =
+    input.scopesSupported === undefined
+      ? undefined
+      : parseScopeRequirement(input.scopesSupported, 'option "scopesSupported"').all;
   const documentation = optionalString(input.resourceDocumentation, 'resourceDocumentation');
-  if (documentation !== undefined && !URL.canParse(documentation)) optionError('option "resourceDocumentation" must be an absolute URL');
+  if (documentation !== undefined && !URL.canParse(documentation))
+    optionError('option "resourceDocumentation" must be an absolute URL');
   return Object.freeze({
     resource,
     metadataUrl: `${origin}${METADATA_WELL_KNOWN}${path}`,
-    metadataPaths: Object.freeze(path === '' ? [METADATA_WELL_KNOWN] : [`${METADATA_WELL_KNOWN}${path}`, METADATA_WELL_KNOWN]),
+    metadataPaths: Object.freeze(
+      path === '' ? [METADATA_WELL_KNOWN] : [`${METADATA_WELL_KNOWN}${path}`, METADATA_WELL_KNOWN],
+    ),
     scopesSupported: scopes,
     name: optionalString(input.resourceName, 'resourceName'),
     documentation,

@@ -4,7 +4,14 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { authorizationField, bearerCredential } from '../extract/bearer';
 import { type VerifiedClaims } from '../token/claims';
-import { bearerChallenge, challengeParams, challengeTrailer, TokenAuthError, withHeaders, type ChallengeContext } from '../base/errors';
+import {
+  bearerChallenge,
+  challengeParams,
+  challengeTrailer,
+  TokenAuthError,
+  withHeaders,
+  type ChallengeContext,
+} from '../base/errors';
 import { dpopCredential, isDpopScheme, proofField } from './extract';
 import { checkCertificateBinding } from './mtls';
 import { createNonceIssuer } from './nonce';
@@ -61,9 +68,12 @@ function requestUri(req: Request): string | undefined {
 }
 
 /** 503 when single use cannot be promised: the store is down or full, or this proof key holds its whole share. */
-const STORE_DOWN = (cause: unknown) => new TokenAuthError('verification_unavailable', {
-  reason: cause instanceof ReplayShareExhausted ? 'dpop:replay-share' : 'dpop:replay-store', cause, retryAfter: 5,
-});
+const STORE_DOWN = (cause: unknown) =>
+  new TokenAuthError('verification_unavailable', {
+    reason: cause instanceof ReplayShareExhausted ? 'dpop:replay-share' : 'dpop:replay-store',
+    cause,
+    retryAfter: 5,
+  });
 
 /** Build the sender-constraint step of one TokenAuth. */
 export function createSenderConstraint(config: SenderConstraintConfig): SenderConstraint {
@@ -73,14 +83,28 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
   const replay = dpop?.replay ?? createMemoryReplayStore({ clock });
 
   /** RFC 9449 §4.3 on the request's proof, then the binding, the nonce and single use. */
-  function checkDpop(req: Request, token: string, jkt: string, claims: VerifiedClaims, settings: ResolvedDpop, store: ReplayStore): MaybePromise<VerifiedClaims> {
+  function checkDpop(
+    req: Request,
+    token: string,
+    jkt: string,
+    claims: VerifiedClaims,
+    settings: ResolvedDpop,
+    store: ReplayStore,
+  ): MaybePromise<VerifiedClaims> {
     const proof = proofField(req);
     if (proof === undefined) throw invalidProof('header');
     const uri = requestUri(req);
     if (uri === undefined) throw invalidProof('request-uri');
     const now = clock();
     const checked = checkProof(proof, {
-      method: req.method, uri, jkt, token, now, iatWindow: settings.iatWindow, clockTolerance, algorithms: settings.algorithms,
+      method: req.method,
+      uri,
+      jkt,
+      token,
+      now,
+      iatWindow: settings.iatWindow,
+      clockTolerance,
+      algorithms: settings.algorithms,
     });
     if (nonces !== undefined) {
       const next = nonces.current(now);
@@ -116,7 +140,8 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       const bearer = bearerCredential(field, maxTokenLength);
       if (dpop === undefined) return bearer;
       if (bearer !== undefined) {
-        if (dpop.required && typeof bearer === 'string') return new TokenAuthError('invalid_token', { reason: 'dpop:bearer-refused' });
+        if (dpop.required && typeof bearer === 'string')
+          return new TokenAuthError('invalid_token', { reason: 'dpop:bearer-refused' });
         return bearer;
       }
       return dpopCredential(field, maxTokenLength);
@@ -126,14 +151,16 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       const cnf = claims.cnf;
       const viaDpop = dpop !== undefined && isDpopScheme(req.headers.authorization);
       // `required` refuses every token that does not come with DPoP, however it was read (a getToken hook too).
-      if (dpop?.required === true && !viaDpop) throw new TokenAuthError('invalid_token', { reason: 'dpop:bearer-refused' });
+      if (dpop?.required === true && !viaDpop)
+        throw new TokenAuthError('invalid_token', { reason: 'dpop:bearer-refused' });
       if (cnf === undefined && !viaDpop) return claims;
       const bound = isObject(cnf) ? cnf : {};
       if (bound['x5t#S256'] !== undefined) checkCertificateBinding(req, bound['x5t#S256'], mtls);
       if (dpop === undefined) return claims;
       if (!viaDpop) {
         // RFC 9449 §7.2: a DPoP-bound token presented as a bearer token is refused.
-        if (bound.jkt !== undefined) throw new TokenAuthError('invalid_token', { reason: 'dpop:bound-token-as-bearer' });
+        if (bound.jkt !== undefined)
+          throw new TokenAuthError('invalid_token', { reason: 'dpop:bound-token-as-bearer' });
         return claims;
       }
       if (typeof bound.jkt !== 'string') throw new TokenAuthError('invalid_token', { reason: 'dpop:token-not-bound' });
@@ -144,8 +171,10 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       if (dpop === undefined || err.headers['WWW-Authenticate'] !== undefined) return err;
       const dpopError = err.code === 'invalid_dpop_proof' || err.code === 'use_dpop_nonce';
       // The DPoP challenge describes every error, insufficient_scope included, as it always has.
-      const params = dpopError ? `error="${err.code}", error_description="${err.message}"`
-        : err.code === 'insufficient_scope' ? `error="insufficient_scope", error_description="${err.message}", scope="${err.scope ?? ''}"`
+      const params = dpopError
+        ? `error="${err.code}", error_description="${err.message}"`
+        : err.code === 'insufficient_scope'
+          ? `error="insufficient_scope", error_description="${err.message}", scope="${err.scope ?? ''}"`
           : challengeParams(err);
       if (params === undefined) return err;
       const viaDpop = dpop.required || dpopError || (req !== undefined && isDpopScheme(req.headers.authorization));
@@ -154,7 +183,8 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
       let challenge = `DPoP realm="${realm}", algs="${dpop.algs}"`;
       if (viaDpop && params !== '') challenge += `, ${params}`;
       challenge += trailer;
-      if (!dpop.required) challenge += `, ${viaDpop ? `Bearer realm="${realm}"${trailer}` : bearerChallenge(err, context)}`;
+      if (!dpop.required)
+        challenge += `, ${viaDpop ? `Bearer realm="${realm}"${trailer}` : bearerChallenge(err, context)}`;
       return withHeaders(err, { 'WWW-Authenticate': challenge });
     },
   };

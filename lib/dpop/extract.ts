@@ -14,7 +14,10 @@ export function isDpopScheme(authorization: string | string[] | undefined): bool
  * RFC 9449 §7.1: the token in `Authorization: DPoP <token>`, read by the rules of `bearerCredential` (case-
  * insensitive scheme, one token, the length cap first). Undefined when the scheme is another one (missing).
  */
-export function dpopCredential(authorization: string | string[] | undefined, maxTokenLength: number): string | undefined | TokenAuthError {
+export function dpopCredential(
+  authorization: string | string[] | undefined,
+  maxTokenLength: number,
+): string | undefined | TokenAuthError {
   if (authorization === undefined) return undefined;
   if (typeof authorization !== 'string') return new TokenAuthError('invalid_token', { reason: 'authorization' });
   const value = trimOws(authorization);

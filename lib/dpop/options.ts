@@ -8,10 +8,17 @@ import { optionError } from '../base/option-error';
 
 /** Proof algorithms this package can check (RFC 9449 §4.2: asymmetric only; never HS* or `none`). */
 export const DPOP_ALGORITHMS = [
-  'ES256', 'ES384', 'ES512',
-  'RS256', 'RS384', 'RS512',
-  'PS256', 'PS384', 'PS512',
-  'EdDSA', 'Ed25519',
+  'ES256',
+  'ES384',
+  'ES512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'EdDSA',
+  'Ed25519',
 ] as const;
 
 /** One of DPOP_ALGORITHMS. */
@@ -72,17 +79,20 @@ export interface ResolvedMtls {
 const KNOWN_DPOP = new Set(['required', 'iatWindow', 'algorithms', 'nonce', 'replay']);
 
 function plainObject(value: unknown, name: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) optionError(`option "${name}" must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    optionError(`option "${name}" must be an object`);
   return value as Record<string, unknown>;
 }
 
 function resolveNonce(value: unknown): ResolvedDpop['nonce'] {
   if (value === undefined) return undefined;
   const nonce = plainObject(value, 'dpop.nonce');
-  for (const name of Object.keys(nonce)) if (name !== 'secret' && name !== 'lifetime') optionError(`unknown option "dpop.nonce.${name}"`);
+  for (const name of Object.keys(nonce))
+    if (name !== 'secret' && name !== 'lifetime') optionError(`unknown option "dpop.nonce.${name}"`);
   const secret = typeof nonce.secret === 'string' ? Buffer.from(nonce.secret) : nonce.secret;
   // A guessable secret lets anyone mint nonces, which would defeat their purpose (bounding pre-made proofs).
-  if (!Buffer.isBuffer(secret) || secret.length < 32) optionError('option "dpop.nonce.secret" must be a string or Buffer of at least 32 bytes');
+  if (!Buffer.isBuffer(secret) || secret.length < 32)
+    optionError('option "dpop.nonce.secret" must be a string or Buffer of at least 32 bytes');
   const lifetime = nonce.lifetime === undefined ? 300 : parseDuration(nonce.lifetime, 'dpop.nonce.lifetime');
   if (lifetime < 1) optionError('option "dpop.nonce.lifetime" must be at least one second');
   return { secret: Buffer.from(secret), lifetime };
@@ -93,21 +103,27 @@ export function resolveDpop(value: unknown): ResolvedDpop | undefined {
   if (value === undefined) return undefined;
   const dpop = plainObject(value, 'dpop');
   for (const name of Object.keys(dpop)) if (!KNOWN_DPOP.has(name)) optionError(`unknown option "dpop.${name}"`);
-  if (dpop.required !== undefined && typeof dpop.required !== 'boolean') optionError('option "dpop.required" must be a boolean');
+  if (dpop.required !== undefined && typeof dpop.required !== 'boolean')
+    optionError('option "dpop.required" must be a boolean');
   const iatWindow = dpop.iatWindow === undefined ? 60 : parseDuration(dpop.iatWindow, 'dpop.iatWindow');
   if (iatWindow < 1) optionError('option "dpop.iatWindow" must be at least one second');
   let algorithms: string[] = [...DPOP_ALGORITHMS];
   if (dpop.algorithms !== undefined) {
-    if (!Array.isArray(dpop.algorithms) || dpop.algorithms.length === 0) optionError('option "dpop.algorithms" must be a non-empty array');
+    if (!Array.isArray(dpop.algorithms) || dpop.algorithms.length === 0)
+      optionError('option "dpop.algorithms" must be a non-empty array');
     for (const alg of dpop.algorithms) {
-      if (!(DPOP_ALGORITHMS as readonly unknown[]).includes(alg)) optionError(`option "dpop.algorithms" holds ${JSON.stringify(alg)}; proofs need one of ${DPOP_ALGORITHMS.join(', ')}`);
+      if (!(DPOP_ALGORITHMS as readonly unknown[]).includes(alg))
+        optionError(
+          `option "dpop.algorithms" holds ${JSON.stringify(alg)}; proofs need one of ${DPOP_ALGORITHMS.join(', ')}`,
+        );
     }
     // RFC 9864: `Ed25519` is the fully-specified name of EdDSA with Ed25519 (oauth4webapi signs with it).
     const listed = dpop.algorithms as string[];
     algorithms = [...new Set(listed.includes('EdDSA') ? [...listed, 'Ed25519'] : listed)];
   }
   const replay = dpop.replay;
-  if (replay !== undefined && typeof (replay as ReplayStore).claimOnce !== 'function') optionError('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
+  if (replay !== undefined && typeof (replay as ReplayStore).claimOnce !== 'function')
+    optionError('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
   return {
     required: dpop.required === true,
     iatWindow,
@@ -123,6 +139,7 @@ export function resolveMtls(value: unknown): ResolvedMtls {
   if (value === undefined) return { getCertificate: undefined };
   const mtls = plainObject(value, 'mtls');
   for (const name of Object.keys(mtls)) if (name !== 'getCertificate') optionError(`unknown option "mtls.${name}"`);
-  if (mtls.getCertificate !== undefined && typeof mtls.getCertificate !== 'function') optionError('option "mtls.getCertificate" must be a function');
+  if (mtls.getCertificate !== undefined && typeof mtls.getCertificate !== 'function')
+    optionError('option "mtls.getCertificate" must be a function');
   return { getCertificate: mtls.getCertificate as ResolvedMtls['getCertificate'] };
 }

@@ -134,7 +134,8 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>, boundTo: s
   if (typeof alg !== 'string' || !algorithms.has(alg)) throw invalidProof('alg');
   if (header.crit !== undefined) throw invalidProof('crit');
   const jwk = header.jwk;
-  if (!isObject(jwk) || typeof jwk.kty !== 'string' || THUMBPRINT_MEMBERS[jwk.kty] === undefined) throw invalidProof('jwk');
+  if (!isObject(jwk) || typeof jwk.kty !== 'string' || THUMBPRINT_MEMBERS[jwk.kty] === undefined)
+    throw invalidProof('jwk');
   if (PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined)) throw invalidProof('jwk-private');
   if (THUMBPRINT_MEMBERS[jwk.kty].some((m) => typeof jwk[m] !== 'string')) throw invalidProof('jwk');
   const jkt = jwkThumbprint(jwk);
@@ -155,7 +156,12 @@ function signatureIsGood(alg: string, key: KeyObject, input: Buffer, signature: 
   try {
     if (alg.startsWith('ES')) return verify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
     if (alg.startsWith('PS')) {
-      return verify(hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 }, signature);
+      return verify(
+        hash,
+        input,
+        { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 },
+        signature,
+      );
     }
     return verify(hash, input, key, signature);
   } catch {
@@ -212,7 +218,8 @@ export function checkProof(proof: string, context: ProofContext): CheckedProof {
   const target = typeof htu === 'string' ? normaliseUri(htu) : undefined;
   if (target === undefined || target !== context.uri) throw invalidProof('htu');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw invalidProof('iat');
-  if (iat < context.now - context.iatWindow || iat > context.now + context.clockTolerance) throw invalidProof('iat-window');
+  if (iat < context.now - context.iatWindow || iat > context.now + context.clockTolerance)
+    throw invalidProof('iat-window');
   if (typeof ath !== 'string' || ath !== accessTokenHash(context.token)) throw invalidProof('ath');
   return { jkt, jti, iat, nonce: payload.nonce };
 }

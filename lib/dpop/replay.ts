@@ -83,7 +83,8 @@ class SecondsHeap {
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) optionError(`option "${name}" must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    optionError(`option "${name}" must be a positive integer`);
   return value;
 }
 
@@ -100,7 +101,8 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
 export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}): MemoryReplayStore {
   const max = positiveInteger(options.max, 'max', 100_000);
   const maxPerKey = positiveInteger(options.maxPerKey, 'maxPerKey', Math.max(1, Math.floor(max / 10)));
-  if (options.clock !== undefined && typeof options.clock !== 'function') optionError('option "clock" must be a function');
+  if (options.clock !== undefined && typeof options.clock !== 'function')
+    optionError('option "clock" must be a function');
   const clock = options.clock ?? (() => Date.now() / 1000);
   const seen = new Map<string, Entry>();
   const heldBy = new Map<string, number>();
@@ -140,7 +142,7 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
         if (known.expiresAt >= now) return false;
         forget(id, known);
       }
-      const held = jkt === undefined ? 0 : heldBy.get(jkt) ?? 0;
+      const held = jkt === undefined ? 0 : (heldBy.get(jkt) ?? 0);
       if (held >= maxPerKey) throw new ReplayShareExhausted();
       const free = max - seen.size;
       if (free <= 0) throw new Error('in-process replay store is full');

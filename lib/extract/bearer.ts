@@ -34,7 +34,10 @@ export function extractBearer(
  * `alphabetFault` itself, later: the verifier does so on a cache miss only, since a token found in the cache
  * passed it when it was stored, and the check reads every character of the token.
  */
-export function bearerCredential(authorization: string | string[] | undefined, maxTokenLength: number): string | undefined | TokenAuthError {
+export function bearerCredential(
+  authorization: string | string[] | undefined,
+  maxTokenLength: number,
+): string | undefined | TokenAuthError {
   if (authorization === undefined) return undefined;
   if (typeof authorization !== 'string') return new TokenAuthError('invalid_token', { reason: 'authorization' });
   const value = trimOws(authorization);
@@ -71,7 +74,10 @@ export function trimOws(value: string): string {
  * not a list field (RFC 9110 §5.3), so two of them are refused, not narrowed to the one Node kept, which a proxy
  * in front may have read differently.
  */
-export function authorizationField(headers: { authorization?: string }, rawHeaders: readonly string[]): string | string[] | undefined {
+export function authorizationField(
+  headers: { authorization?: string },
+  rawHeaders: readonly string[],
+): string | string[] | undefined {
   const first = headers.authorization;
   if (first === undefined) return undefined;
   let count = 0;
@@ -84,7 +90,10 @@ export function authorizationField(headers: { authorization?: string }, rawHeade
 
 /** Whether a raw header name is Authorization in any case; the two usual spellings are matched without a new string. */
 function isAuthorizationName(name: string): boolean {
-  return name.length === 13 && (name === 'Authorization' || name === 'authorization' || name.toLowerCase() === 'authorization');
+  return (
+    name.length === 13 &&
+    (name === 'Authorization' || name === 'authorization' || name.toLowerCase() === 'authorization')
+  );
 }
 
 /** The same syntax and length rules for a token handed over directly (`verify(token)`, `getToken`). */

@@ -71,13 +71,17 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
   if (options.signal.aborted) throw new RemoteFetchError('closed');
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, Math.min(Math.max(options.timeoutMs, 1), LONGEST_TIMER));
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort();
+    },
+    Math.min(Math.max(options.timeoutMs, 1), LONGEST_TIMER),
+  );
   // One signal for the call: its own timeout and caps, and the source's closing. AbortSignal.any (Node 20.3+) adds
   // no listener to the long-lived closing signal, which had one per call under way (a warning past 10 at once).
-  const linked = typeof AbortSignal.any === 'function' ? AbortSignal.any([options.signal, controller.signal]) : undefined;
+  const linked =
+    typeof AbortSignal.any === 'function' ? AbortSignal.any([options.signal, controller.signal]) : undefined;
   const onClose = () => controller.abort();
   if (linked === undefined) options.signal.addEventListener('abort', onClose, { once: true });
   const failure = (err: unknown): RemoteFetchError => {
@@ -89,7 +93,13 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
 
   try {
     const method = options.body === undefined ? 'GET' : 'POST';
-    const response = await fetch(url, { method, headers: options.headers, body: options.body, redirect: 'error', signal: linked ?? controller.signal });
+    const response = await fetch(url, {
+      method,
+      headers: options.headers,
+      body: options.body,
+      redirect: 'error',
+      signal: linked ?? controller.signal,
+    });
     if (response.status !== 200 && options.readErrorBody !== true) {
       await response.body?.cancel().catch(() => undefined);
       return { status: response.status, headers: response.headers, text: '', bytes: 0 };

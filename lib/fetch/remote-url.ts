@@ -26,7 +26,9 @@ export function checkRemoteUrl(value: unknown, option: string, allowInsecureHttp
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') optionError(`option "${option}" must be an https: URL`);
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    optionError(`option "${option}" must be an https: URL (plain http: is accepted only for loopback hosts, or with allowInsecureHttp: true)`);
+    optionError(
+      `option "${option}" must be an https: URL (plain http: is accepted only for loopback hosts, or with allowInsecureHttp: true)`,
+    );
   }
   // fetch refuses URLs with credentials; say so now rather than fail every request later.
   if (url.username !== '' || url.password !== '') optionError(`option "${option}" must not contain credentials`);

@@ -20,7 +20,12 @@ import { isThenable, type MaybePromise } from '../base/values';
  */
 export interface Authenticator {
   /** `seen`, when given, receives the access token that passed (for an entry that hands it on, such as MCP's AuthInfo). */
-  authenticate(req: Request, requirement: RouteRequirement, optional: boolean, seen?: SeenToken): MaybePromise<VerifiedClaims | undefined>;
+  authenticate(
+    req: Request,
+    requirement: RouteRequirement,
+    optional: boolean,
+    seen?: SeenToken,
+  ): MaybePromise<VerifiedClaims | undefined>;
   /** A failure with the challenges this request gets on this route (Bearer and DPoP, `resource_metadata`, `scope`). */
   challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError;
   /** `verify(token)`: the same checks for a token handed over directly (no scopes, `req` undefined). */
@@ -45,9 +50,11 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const { maxTokenLength, getToken, isRevoked, realm, onError } = options;
   const policy = options.claims;
   /** An app hook that throws or rejects is a 500 whose cause is kept for `onError`, never shown. */
-  const hookFailed = (reason: string) => (err: unknown): never => {
-    throw new TokenAuthError('internal', { reason, cause: err });
-  };
+  const hookFailed =
+    (reason: string) =>
+    (err: unknown): never => {
+      throw new TokenAuthError('internal', { reason, cause: err });
+    };
   const revocationFailed = hookFailed('isRevoked-threw');
   const { clock } = options;
   const { clockTolerance } = options.rules;
@@ -68,13 +75,20 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     if (requirement.all.length > 0 || requirement.any.length > 0) {
       const granted = policy.scopesOf(claims);
       if (!checkScopes(requirement, granted)) {
-        throw new TokenAuthError('insufficient_scope', { scope: scopeChallenge(requirement, granted), reason: 'scope' });
+        throw new TokenAuthError('insufficient_scope', {
+          scope: scopeChallenge(requirement, granted),
+          reason: 'scope',
+        });
       }
     }
     return claims;
   }
 
-  function authorize(claims: VerifiedClaims, requirement: RouteRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
+  function authorize(
+    claims: VerifiedClaims,
+    requirement: RouteRequirement,
+    req: Request | undefined,
+  ): MaybePromise<VerifiedClaims> {
     if (revocationList !== undefined) checkRevocation(revocationList, claims, clock());
     if (isRevoked === undefined) return scopesMet(claims, requirement);
     let revoked: MaybePromise<boolean>;
@@ -114,21 +128,31 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   }
 
   /** Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request; then `authorize`. */
-  function bound(claims: VerifiedClaims, token: string, requirement: RouteRequirement, req: Request | undefined): MaybePromise<VerifiedClaims> {
+  function bound(
+    claims: VerifiedClaims,
+    token: string,
+    requirement: RouteRequirement,
+    req: Request | undefined,
+  ): MaybePromise<VerifiedClaims> {
     const held = req === undefined ? claims : sender.checkBinding(req, token, claims);
     return isThenable(held) ? held.then((h) => authorize(h, requirement, req)) : authorize(held, requirement, req);
   }
 
   function fromHook(req: Request): MaybePromise<string | undefined | TokenAuthError> {
     const found = getToken!(req);
-    const checked = (t: string | null | undefined) => (t === undefined || t === null ? undefined : checkTokenSyntax(t, maxTokenLength, syntax));
+    const checked = (t: string | null | undefined) =>
+      t === undefined || t === null ? undefined : checkTokenSyntax(t, maxTokenLength, syntax);
     return isThenable(found) ? found.then(checked) : checked(found);
   }
 
   /** Challenges never depend on the request's Host: `resource_metadata` comes from the configured resource. */
   function challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError {
     // The route's scopes on a 401 belong to a protected resource's challenges (§15); without one, RFC 6750 as in §7.
-    const context: ChallengeContext = { realm, resourceMetadata, scope: resourceMetadata === undefined ? '' : requirement.scopes.challenge };
+    const context: ChallengeContext = {
+      realm,
+      resourceMetadata,
+      scope: resourceMetadata === undefined ? '' : requirement.scopes.challenge,
+    };
     return withChallenge(sender.challenge(err, req, context), context);
   }
 

@@ -36,7 +36,10 @@ export interface RouteGuard<C extends JwtClaims = JwtClaims> {
    * `accept(req, verified)` instead of setting `req.auth`, then `next()`; `auth.claims(req)` still answers.
    * `pick` or `accept` throwing a TokenAuthError answers with it; anything else they throw is a 500.
    */
-  middleware(pick: (req: Request) => RouteRequirement, accept: (req: Request, verified: VerifiedRequest<C>) => void): RequestHandler;
+  middleware(
+    pick: (req: Request) => RouteRequirement,
+    accept: (req: Request, verified: VerifiedRequest<C>) => void,
+  ): RequestHandler;
   /**
    * The 403 `insufficient_scope` failure this request gets for `requirement`, its challenge (Bearer or DPoP,
    * `resource_metadata`) included; `claims` make the `any` alternative the one the token holds (see scopeChallenge).
@@ -59,8 +62,10 @@ export function createRouteGuard<C extends JwtClaims>(
   scopesOf: (claims: Readonly<Record<string, unknown>>) => readonly string[] | undefined,
   dpopRequired: boolean,
 ): RouteGuard<C> {
-  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
-  const asFailure = (err: unknown) => (err instanceof TokenAuthError ? err : new TokenAuthError('internal', { reason: 'guard-hook-threw', cause: err }));
+  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) =>
+    failRequest(auth, err, req, res, next);
+  const asFailure = (err: unknown) =>
+    err instanceof TokenAuthError ? err : new TokenAuthError('internal', { reason: 'guard-hook-threw', cause: err });
 
   return {
     resource: resource?.resource,
@@ -97,7 +102,10 @@ export function createRouteGuard<C extends JwtClaims>(
     },
     insufficientScope(req, requirement, claims) {
       const granted = claims === undefined ? undefined : scopesOf(claims);
-      const err = new TokenAuthError('insufficient_scope', { scope: scopeChallenge(requirement.scopes, granted), reason: 'scope' });
+      const err = new TokenAuthError('insufficient_scope', {
+        scope: scopeChallenge(requirement.scopes, granted),
+        reason: 'scope',
+      });
       return auth.challenge(err, req, requirement);
     },
   };

@@ -12,8 +12,13 @@ import { isThenable } from '../base/values';
  * The Express adapter: run the authenticator, put the claims on `req.auth`, and answer or forward failures.
  * A CORS preflight passes through unauthenticated.
  */
-export function verifiedUserMiddleware(auth: Authenticator, requirement: RouteRequirement, optional: boolean): RequestHandler {
-  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
+export function verifiedUserMiddleware(
+  auth: Authenticator,
+  requirement: RouteRequirement,
+  optional: boolean,
+): RequestHandler {
+  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) =>
+    failRequest(auth, err, req, res, next);
   const succeed = (claims: VerifiedClaims | undefined, req: Request, next: NextFunction) => {
     // Not through the declared type: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo.
     (req as { auth?: unknown }).auth = claims;
@@ -32,7 +37,11 @@ export function verifiedUserMiddleware(auth: Authenticator, requirement: RouteRe
       fail(err, req, res, next);
       return;
     }
-    if (isThenable(result)) result.then((claims) => succeed(claims, req, next), (err: unknown) => fail(err, req, res, next));
+    if (isThenable(result))
+      result.then(
+        (claims) => succeed(claims, req, next),
+        (err: unknown) => fail(err, req, res, next),
+      );
     else succeed(result, req, next);
   };
 }

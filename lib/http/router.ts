@@ -60,7 +60,10 @@ function resolveRouterOptions(input: unknown): RouterConfig {
   if (defaultView !== 'claims' && defaultView !== 'profile') fail('option "defaultView" must be "claims" or "profile"');
   const resolveProfile = opts.resolveProfile ?? toProfile;
   if (typeof resolveProfile !== 'function') fail('option "resolveProfile" must be a function (claims, req) => profile');
-  const claimsScopes = parseScopeRequirement(opts.requiredScopes ?? ['identify'], 'verifyRouter option "requiredScopes"');
+  const claimsScopes = parseScopeRequirement(
+    opts.requiredScopes ?? ['identify'],
+    'verifyRouter option "requiredScopes"',
+  );
   return {
     defaultView,
     claimsScopes: { scopes: claimsScopes, stepUp: undefined },
@@ -91,13 +94,15 @@ function requestedView(url: string, fallback: VerifyView): VerifyView | undefine
 export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOptions<never>): RequestHandler {
   const config = resolveRouterOptions(options);
 
-  const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) => failRequest(auth, err, req, res, next);
+  const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) =>
+    failRequest(auth, err, req, res, next);
 
   async function answer(req: Request): Promise<VerifiedClaims | ProfileResult> {
     const view = requestedView(req.url, config.defaultView);
     // Check order is token (401), view (400), scopes (403), profile (404): an unknown view is judged only after
     // the token, and scopes are asked only for a view that exists.
-    const requirement = view === 'profile' ? config.profileScopes : view === 'claims' ? config.claimsScopes : OPEN_ROUTE;
+    const requirement =
+      view === 'profile' ? config.profileScopes : view === 'claims' ? config.claimsScopes : OPEN_ROUTE;
     const claims = await auth.authenticate(req, requirement, false);
     if (claims === undefined) throw new TokenAuthError('missing_token');
     if (view === undefined) throw new TokenAuthError('invalid_request', { message: INVALID_VIEW, reason: 'view' });
@@ -109,7 +114,8 @@ export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOp
     } catch (err) {
       throw new TokenAuthError('internal', { reason: 'resolveProfile-threw', cause: err });
     }
-    if (profile === undefined || profile === null) throw new TokenAuthError('not_found', { message: NO_PROFILE, reason: 'profile' });
+    if (profile === undefined || profile === null)
+      throw new TokenAuthError('not_found', { message: NO_PROFILE, reason: 'profile' });
     if (!isProfileResult(profile)) throw new TokenAuthError('internal', { reason: 'resolveProfile-shape' });
     return profile;
   }
@@ -122,7 +128,12 @@ export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOp
     // Set first, so that errors forwarded with `errors: 'next'` keep it whatever renders them.
     res.setHeader('Cache-Control', 'no-store');
     if (!ALLOWED_METHODS.has(req.method)) {
-      failWith(new TokenAuthError('method_not_allowed', { headers: { Allow: ALLOW }, reason: 'method' }), req, res, next);
+      failWith(
+        new TokenAuthError('method_not_allowed', { headers: { Allow: ALLOW }, reason: 'method' }),
+        req,
+        res,
+        next,
+      );
       return;
     }
     answer(req)

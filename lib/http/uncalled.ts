@@ -8,8 +8,15 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 function isExpressCall(args: readonly unknown[]): args is [Request, Response, NextFunction] {
   if (args.length < 3 || typeof args[2] !== 'function') return false;
   const [req, res] = args as [Record<string, unknown> | null, Record<string, unknown> | null];
-  return typeof req === 'object' && req !== null && typeof req.method === 'string' && typeof req.headers === 'object' &&
-    typeof res === 'object' && res !== null && typeof res.setHeader === 'function';
+  return (
+    typeof req === 'object' &&
+    req !== null &&
+    typeof req.method === 'string' &&
+    typeof req.headers === 'object' &&
+    typeof res === 'object' &&
+    res !== null &&
+    typeof res.setHeader === 'function'
+  );
 }
 
 /**
@@ -18,7 +25,10 @@ function isExpressCall(args: readonly unknown[]): args is [Request, Response, Ne
  * call at set-up would have reported), the request gets the package's bare JSON 500, never Express's HTML page
  * with a stack, and the cause is reported once as a process warning that says how to call the factory.
  */
-export function acceptUncalled<A extends unknown[]>(name: string, factory: (...args: A) => RequestHandler): (...args: A) => RequestHandler {
+export function acceptUncalled<A extends unknown[]>(
+  name: string,
+  factory: (...args: A) => RequestHandler,
+): (...args: A) => RequestHandler {
   // What the factory returns when Express runs it: Express ignores it.
   const ignored: RequestHandler = () => undefined;
   let handler: RequestHandler | undefined;
@@ -32,9 +42,11 @@ export function acceptUncalled<A extends unknown[]>(name: string, factory: (...a
       if (!warned) {
         warned = true;
         const cause = err instanceof Error ? err.message : String(err);
-        process.emitWarning(`${name} was mounted without being called, and calling it failed: ${cause}. ` +
-          `Call it once at set-up instead, e.g. app.get('/me', ${name}(), handler), so that this fails at start-up.`,
-        { code: 'EXPRESS_VERIFIED_USER_UNCALLED' });
+        process.emitWarning(
+          `${name} was mounted without being called, and calling it failed: ${cause}. ` +
+            `Call it once at set-up instead, e.g. app.get('/me', ${name}(), handler), so that this fails at start-up.`,
+          { code: 'EXPRESS_VERIFIED_USER_UNCALLED' },
+        );
       }
       if (!res.headersSent) res.status(500).json({ status: 'error', message: 'Internal server error' });
       return ignored;

@@ -6,11 +6,20 @@ import type { KeyObject } from 'node:crypto';
  * RFC 9864's fully specified `Ed25519`, checked by node:crypto. `none` is not one.
  */
 export const SUPPORTED_ALGORITHMS = [
-  'HS256', 'HS384', 'HS512',
-  'RS256', 'RS384', 'RS512',
-  'PS256', 'PS384', 'PS512',
-  'ES256', 'ES384', 'ES512',
-  'EdDSA', 'Ed25519',
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
 ] as const;
 
 /** Edwards-curve algorithms, verified by node:crypto rather than jsonwebtoken (which does not know them). */

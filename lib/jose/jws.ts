@@ -72,7 +72,8 @@ function decodeHeader(segment: string): Record<string, unknown> {
   if (lastHeader !== undefined && lastHeader.segment === segment) return { ...lastHeader.header };
   const [header] = decodeJsonObject(segment, 'header');
   // A flat copy of the segment: a slice of the token would keep the whole token alive in this module.
-  if (isFlat(header)) lastHeader = { segment: Buffer.from(segment, 'latin1').toString('latin1'), header: { ...header } };
+  if (isFlat(header))
+    lastHeader = { segment: Buffer.from(segment, 'latin1').toString('latin1'), header: { ...header } };
   return header;
 }
 

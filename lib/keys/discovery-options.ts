@@ -50,8 +50,10 @@ export function resolveIssuerBaseURL(
 ): readonly IssuerBase[] | undefined {
   const value = options.issuerBaseURL;
   if (value === undefined) return undefined;
-  if (options.key !== undefined) optionError('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
-  if (options.issuer !== undefined) optionError('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
+  if (options.key !== undefined)
+    optionError('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
+  if (options.issuer !== undefined)
+    optionError('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
   const list: unknown[] = Array.isArray(value) ? value : [value];
   if (list.length === 0) optionError('option "issuerBaseURL" must be a URL string or a non-empty array of them');
   const seen = new Set<string>();
@@ -67,4 +69,3 @@ export function resolveIssuerBaseURL(
     return { base, url };
   });
 }
-

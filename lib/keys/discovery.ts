@@ -34,7 +34,10 @@ type Metadata = DiscoveredMetadata;
 
 /** Why discovery failed, as a short reason for logs (`TokenAuthError.reason`), never for clients. */
 class DiscoveryError extends Error {
-  constructor(readonly reason: string, cause?: unknown) {
+  constructor(
+    readonly reason: string,
+    cause?: unknown,
+  ) {
     super(`discovery failed: ${reason}`, cause === undefined ? undefined : { cause });
     this.name = 'DiscoveryError';
   }
@@ -62,7 +65,6 @@ export interface DiscoveryConfig {
   clock: () => number;
   allowInsecureHttp: boolean;
 }
-
 
 /** Where the expected issuer comes from, once discovered: the metadata's `issuer`. */
 const DISCOVERED = 'the metadata found at option "issuerBaseURL"';
@@ -109,9 +111,11 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     } catch {
       throw new DiscoveryError('discovery-json');
     }
-    if (!isObject(document) || typeof document.issuer !== 'string') throw jwksInsteadOfMetadata(document) ?? new DiscoveryError('discovery-issuer');
+    if (!isObject(document) || typeof document.issuer !== 'string')
+      throw jwksInsteadOfMetadata(document) ?? new DiscoveryError('discovery-issuer');
     // RFC 8414 §3.3: the issuer must be the one asked for; only a trailing slash may differ.
-    if (withoutTrailingSlash(document.issuer) !== withoutTrailingSlash(issuer.base)) throw new DiscoveryError('discovery-issuer-mismatch');
+    if (withoutTrailingSlash(document.issuer) !== withoutTrailingSlash(issuer.base))
+      throw new DiscoveryError('discovery-issuer-mismatch');
     let jwksUri: URL;
     try {
       jwksUri = checkRemoteUrl(document.jwks_uri, 'jwks_uri', config.allowInsecureHttp);
@@ -167,7 +171,8 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
 
   /** A token's `iss` must equal the discovered issuer exactly; the trailing-slash tolerance is the metadata's. */
   function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>): KeyChoice {
-    if (metadata === undefined || payload.iss !== metadata.issuer) throw issuerRefused([metadata?.issuer ?? issuer.base], DISCOVERED);
+    if (metadata === undefined || payload.iss !== metadata.issuer)
+      throw issuerRefused([metadata?.issuer ?? issuer.base], DISCOVERED);
     return key;
   }
 

@@ -22,18 +22,24 @@ export function undefinedKeyFieldMessage(form: string, env: NodeJS.ProcessEnv): 
   const head = `option "key.${form}" is undefined, so no key is configured`;
   if (variable === undefined) return `${head}; give it a value`;
   if (isSet(env, variable)) {
-    return `${head}. ${variable} is set in process.env, so the value was read from somewhere else: check the ` +
-      `variable name your code reads (key.${form}: process.env.${variable})`;
+    return (
+      `${head}. ${variable} is set in process.env, so the value was read from somewhere else: check the ` +
+      `variable name your code reads (key.${form}: process.env.${variable})`
+    );
   }
   const others = unset.filter((name) => name !== variable);
   const misspelt = misspellingsOf(variable, env);
   if (misspelt.length > 0) {
-    return `${head}. It was probably read from ${variable}, which is not set in this process; ${misspelt.join(' and ')} ` +
-      `${misspelt.length === 1 ? 'is' : 'are'} set instead: a misspelling of ${variable}? Rename it to ${variable}`;
+    return (
+      `${head}. It was probably read from ${variable}, which is not set in this process; ${misspelt.join(' and ')} ` +
+      `${misspelt.length === 1 ? 'is' : 'are'} set instead: a misspelling of ${variable}? Rename it to ${variable}`
+    );
   }
-  return `${head}. It was probably read from an environment variable that is not set in this process: ${variable} ` +
+  return (
+    `${head}. It was probably read from an environment variable that is not set in this process: ${variable} ` +
     `is unset${others.length > 0 ? ` (so are ${others.join(', ')})` : ''}. Set ${variable} (check its spelling and ` +
-    'that your .env file is loaded before createTokenAuth runs), or pass another key form';
+    'that your .env file is loaded before createTokenAuth runs), or pass another key form'
+  );
 }
 
 /**
@@ -43,11 +49,15 @@ export function undefinedKeyFieldMessage(form: string, env: NodeJS.ProcessEnv): 
 export function pemHint(text: string): string {
   const hints: string[] = [];
   if (text.includes('\\n')) {
-    hints.push('it holds literal "\\n" sequences where the PEM needs line breaks (replace them: value.replace(/\\\\n/g, \'\\n\'))');
+    hints.push(
+      'it holds literal "\\n" sequences where the PEM needs line breaks (replace them: value.replace(/\\\\n/g, \'\\n\'))',
+    );
   }
   const trimmed = text.trim();
   if (/^["'`]/.test(trimmed) || /["'`]$/.test(trimmed)) {
-    hints.push('it is wrapped in quotes, which are part of the value (remove them, or let your .env loader strip them)');
+    hints.push(
+      'it is wrapped in quotes, which are part of the value (remove them, or let your .env loader strip them)',
+    );
   }
   if (!/-----BEGIN [A-Z ]+-----/.test(text)) {
     hints.push('it has no "-----BEGIN PUBLIC KEY-----" line (a PEM public key or certificate is expected)');

@@ -50,7 +50,9 @@ export function readKeyOption(key: object): KeyOptionRead {
   const unsetForm = (Object.keys(KEY_FIELDS) as KeyForm[]).find((form) => form in fields && fields[form] === undefined);
   if (forms.length === 0 && unsetForm !== undefined) optionError(undefinedKeyFieldMessage(unsetForm, process.env));
   if (forms.length !== 1) {
-    optionError(`option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`);
+    optionError(
+      `option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`,
+    );
   }
   const form = forms[0];
   for (const field of Object.keys(fields)) {
@@ -69,7 +71,9 @@ export function readKeyOption(key: object): KeyOptionRead {
 export function createKeySource(options: KeySourceConfig, read?: KeyOptionRead): SigningKeySource {
   if (options.issuerBaseURL !== undefined) {
     if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-      optionError('option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)');
+      optionError(
+        'option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)',
+      );
     }
     return discoveryKeySource({
       issuers: options.issuerBaseURL,
@@ -92,7 +96,9 @@ export function createKeySource(options: KeySourceConfig, read?: KeyOptionRead):
       const url = checkRemoteUrl(fields.jwksUri, 'key.jwksUri', options.allowInsecureHttp);
       checkJwksAddress(url, 'key.jwksUri');
       if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-        optionError('option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)');
+        optionError(
+          'option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)',
+        );
       }
       return jwksKeySource({
         url,

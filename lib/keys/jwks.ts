@@ -4,7 +4,13 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Jwk } from '../jose/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../jose/jws';
-import { algorithmsForKey, isSupportedAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from '../jose/algorithms';
+import {
+  algorithmsForKey,
+  isSupportedAlgorithm,
+  keyFitsAlgorithm,
+  MIN_RSA_BITS,
+  type Algorithm,
+} from '../jose/algorithms';
 import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
@@ -17,7 +23,17 @@ import { metadataInsteadOfJwks } from './wrong-document';
  * `alg` (an RSA key never verifies ES256, a P-256 key never ES384), so the wide default opens no key confusion.
  */
 export const JWKS_DEFAULT_ALGORITHMS: readonly Algorithm[] = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
 ];
 
 /** Largest JWKS document read (1 MiB); real sets are a few kilobytes. */
@@ -74,11 +90,12 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || jwk.alg.startsWith('HS'))) return undefined;
 
   // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
-  const material: Jwk = jwk.kty === 'RSA'
-    ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
-    : jwk.kty === 'EC'
-      ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }
-      : { kty: 'OKP', crv: jwk.crv as string, x: jwk.x as string };
+  const material: Jwk =
+    jwk.kty === 'RSA'
+      ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
+      : jwk.kty === 'EC'
+        ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }
+        : { kty: 'OKP', crv: jwk.crv as string, x: jwk.x as string };
   // OKP also names the X25519/X448 key-agreement curves, which never verify a signature.
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519' && jwk.crv !== 'Ed448') return undefined;
   if (Object.values(material).some((value) => typeof value !== 'string' || value === '')) return undefined;
@@ -88,7 +105,8 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   } catch {
     return undefined;
   }
-  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return undefined;
+  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
+    return undefined;
   if (algorithmsForKey(key).length === 0) return undefined;
   const alg = jwk.alg as Algorithm | undefined;
   if (alg !== undefined && !keyFitsAlgorithm(key, alg)) return undefined;
@@ -108,7 +126,8 @@ export function parseJwks(text: string): JwksKey[] {
   } catch {
     throw new Error('JWKS is not JSON');
   }
-  if (!isObject(document) || !Array.isArray(document.keys)) throw metadataInsteadOfJwks(document) ?? new Error('JWKS is not an object with a "keys" array');
+  if (!isObject(document) || !Array.isArray(document.keys))
+    throw metadataInsteadOfJwks(document) ?? new Error('JWKS is not an object with a "keys" array');
   const usable: JwksKey[] = [];
   const read = Math.min(document.keys.length, MAX_JWKS_KEYS);
   for (let i = 0; i < read; i++) {
@@ -188,8 +207,13 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   function unavailable(reason: string): TokenAuthError {
     const cause = lastError;
     const retryAfter = Math.max(1, Math.ceil(coolingFor(clock())));
-    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : noteOf(cause, 'reason') ?? reason;
-    return new TokenAuthError('verification_unavailable', { reason: why, retryAfter, cause, hint: noteOf(cause, 'hint') });
+    const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : (noteOf(cause, 'reason') ?? reason);
+    return new TokenAuthError('verification_unavailable', {
+      reason: why,
+      retryAfter,
+      cause,
+      hint: noteOf(cause, 'hint'),
+    });
   }
 
   /** After the latest fetch (or inside its cooldown), a key that is still missing: 401 if we know, 503 if not. */
@@ -218,7 +242,12 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
       if (keys !== undefined) {
         const found = select(keys, header);
         if (typeof found === 'object') {
-          if (now - keys.fetchedAt >= JWKS_MAX_AGE && pending === undefined && coolingFor(now) <= 0 && !closing.signal.aborted) {
+          if (
+            now - keys.fetchedAt >= JWKS_MAX_AGE &&
+            pending === undefined &&
+            coolingFor(now) <= 0 &&
+            !closing.signal.aborted
+          ) {
             void refetch(now);
           }
           return found;

@@ -17,7 +17,8 @@ export interface JwksKeyOption {
 }
 
 /** Where verification keys come from: a secret, a public key, a JWKS, or a resolver. */
-export type SigningKeyOption = { secret: string | Buffer } | { publicKey: string | Jwk | KeyObject } | JwksKeyOption | KeyResolver;
+export type SigningKeyOption =
+  { secret: string | Buffer } | { publicKey: string | Jwk | KeyObject } | JwksKeyOption | KeyResolver;
 
 /** What `createKeySource` reads of the resolved options. */
 export interface KeySourceConfig {

@@ -9,20 +9,30 @@ import type { SigningKeySource } from './source';
 import { optionError } from '../base/option-error';
 
 /** A JWS header in, a verification key out: the app's own key resolver (`key: (header) => …`). */
-export type KeyResolver = (header: JwsHeader) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
+export type KeyResolver = (
+  header: JwsHeader,
+) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
 
 /** Shortest HMAC secret accepted (RFC 7518 §3.2: at least the hash size, 256 bits for HS256). */
 export const MIN_SECRET_BYTES = 32;
 
 /** The accepted algorithms for one known key: the option's, each checked against the key, or the key's default. */
-function algorithmsFor(key: KeyObject, requested: readonly Algorithm[] | undefined, what: string): ReadonlySet<Algorithm> {
+function algorithmsFor(
+  key: KeyObject,
+  requested: readonly Algorithm[] | undefined,
+  what: string,
+): ReadonlySet<Algorithm> {
   if (requested === undefined) {
     const alg = defaultAlgorithm(key);
-    if (alg === undefined) optionError(`${what} is not a key this package can verify with (use an HMAC secret, RSA, EC P-256/P-384/P-521, Ed25519 or Ed448)`);
+    if (alg === undefined)
+      optionError(
+        `${what} is not a key this package can verify with (use an HMAC secret, RSA, EC P-256/P-384/P-521, Ed25519 or Ed448)`,
+      );
     return new Set([alg]);
   }
   for (const alg of requested) {
-    if (!keyFitsAlgorithm(key, alg)) optionError(`option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)`);
+    if (!keyFitsAlgorithm(key, alg))
+      optionError(`option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)`);
   }
   return new Set(requested);
 }
@@ -37,8 +47,10 @@ export function secretKeySource(secret: unknown, algorithms: readonly Algorithm[
   if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
   else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
   else optionError('key.secret must be a string or a Buffer');
-  if (bytes.length === 0) optionError('key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
-  if (bytes.length < MIN_SECRET_BYTES) optionError(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
+  if (bytes.length === 0)
+    optionError('key.secret is empty (an environment variable set to an empty string, such as TOKEN_SECRET=?)');
+  if (bytes.length < MIN_SECRET_BYTES)
+    optionError(`key.secret must be at least ${MIN_SECRET_BYTES} bytes (got ${bytes.length})`);
   const key = createSecretKey(bytes);
   return fixedKeySource(key, algorithmsFor(key, algorithms, 'an HMAC secret'));
 }
@@ -67,9 +79,11 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
   }
   if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss') {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-    if (bits < MIN_RSA_BITS) optionError(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
+    if (bits < MIN_RSA_BITS)
+      optionError(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
   }
-  if (algorithmsForKey(key).length === 0) optionError(`${what} is not an RSA, EC P-256/P-384/P-521, Ed25519 or Ed448 public key`);
+  if (algorithmsForKey(key).length === 0)
+    optionError(`${what} is not an RSA, EC P-256/P-384/P-521, Ed25519 or Ed448 public key`);
   return key;
 }
 
@@ -83,7 +97,10 @@ export function publicKeySource(publicKey: unknown, algorithms: readonly Algorit
  * `key: (header) => KeyObject`: the app's resolver. The algorithms must be named, since no key is known in
  * advance. Whether the key it returns fits the header's `alg` is checked by the verifier, as for every source.
  */
-export function resolverKeySource(resolve: KeyResolver, algorithms: readonly Algorithm[] | undefined): SigningKeySource {
+export function resolverKeySource(
+  resolve: KeyResolver,
+  algorithms: readonly Algorithm[] | undefined,
+): SigningKeySource {
   if (algorithms === undefined || algorithms.length === 0) {
     optionError('option "algorithms" is required with a key resolver function, since no key is known in advance');
   }

@@ -10,7 +10,10 @@ const MAX_QUOTED = 200;
 
 /** A document of the wrong kind: a short reason for `TokenAuthError.reason`, and a hint saying what to change. */
 export class WrongDocumentError extends Error {
-  constructor(readonly reason: string, readonly hint: string) {
+  constructor(
+    readonly reason: string,
+    readonly hint: string,
+  ) {
     super(hint);
     this.name = 'WrongDocumentError';
   }
@@ -42,7 +45,9 @@ export function looksLikeJwksPath(url: URL): boolean {
 export function checkIssuerBaseAddress(url: URL, option: string): void {
   const metadata = metadataPath(url);
   if (metadata !== undefined) {
-    optionError(`option "${option}" is a discovery metadata address: give the issuer itself (${quoted(metadata.issuer)}); the metadata path is added by discovery`);
+    optionError(
+      `option "${option}" is a discovery metadata address: give the issuer itself (${quoted(metadata.issuer)}); the metadata path is added by discovery`,
+    );
   }
   if (/\/\.well-known\//.test(url.pathname)) optionError(`option "${option}": ${USE_JWKS_URI}`);
 }
@@ -51,7 +56,9 @@ export function checkIssuerBaseAddress(url: URL, option: string): void {
 export function checkJwksAddress(url: URL, option: string): void {
   const metadata = metadataPath(url);
   if (metadata !== undefined) {
-    optionError(`option "${option}" is a discovery metadata address, not a JWKS: use issuerBaseURL: ${quoted(metadata.issuer)} (instead of key and issuer), or key.jwksUri: the metadata's jwks_uri`);
+    optionError(
+      `option "${option}" is a discovery metadata address, not a JWKS: use issuerBaseURL: ${quoted(metadata.issuer)} (instead of key and issuer), or key.jwksUri: the metadata's jwks_uri`,
+    );
   }
 }
 
@@ -61,7 +68,10 @@ export function metadataInsteadOfJwks(document: unknown): WrongDocumentError | u
   if (typeof document.jwks_uri !== 'string' && typeof document.issuer !== 'string') return undefined;
   const jwksUri = typeof document.jwks_uri === 'string' ? ` or key: { jwksUri: ${quoted(document.jwks_uri)} }` : '';
   const issuer = typeof document.issuer === 'string' ? `issuerBaseURL: ${quoted(document.issuer)}` : 'issuerBaseURL';
-  return new WrongDocumentError('jwks-is-metadata', `key.jwksUri points at discovery metadata, not a JWKS; use ${issuer}${jwksUri}`);
+  return new WrongDocumentError(
+    'jwks-is-metadata',
+    `key.jwksUri points at discovery metadata, not a JWKS; use ${issuer}${jwksUri}`,
+  );
 }
 
 /** A metadata fetch answered with a JWKS: the error to fail with, or undefined for any other document. */

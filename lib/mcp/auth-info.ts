@@ -22,9 +22,21 @@ export interface McpAuthInfo {
 }
 
 /** The AuthInfo of a verified token: a new object (and a new URL) per request, so a tool cannot reach another's. */
-export function toAuthInfo(token: string, claims: JwtClaims, scopes: readonly string[] | undefined, resource: string | undefined): McpAuthInfo {
-  const clientId = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : '';
-  const info: McpAuthInfo = { token, clientId, scopes: scopes === undefined ? [] : [...scopes], expiresAt: claims.exp, extra: { claims } };
+export function toAuthInfo(
+  token: string,
+  claims: JwtClaims,
+  scopes: readonly string[] | undefined,
+  resource: string | undefined,
+): McpAuthInfo {
+  const clientId =
+    typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : '';
+  const info: McpAuthInfo = {
+    token,
+    clientId,
+    scopes: scopes === undefined ? [] : [...scopes],
+    expiresAt: claims.exp,
+    extra: { claims },
+  };
   if (resource !== undefined) info.resource = new URL(resource);
   return info;
 }

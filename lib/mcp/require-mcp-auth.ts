@@ -25,7 +25,10 @@ export interface RequireMcpAuthOptions {
 export interface McpRouteGuard<R> {
   readonly resource: string | undefined;
   requirement(scopes?: ScopeRequirementInput): R;
-  middleware(pick: (req: Request) => R, accept: (req: Request, verified: { claims: JwtClaims; token: string }) => void): RequestHandler;
+  middleware(
+    pick: (req: Request) => R,
+    accept: (req: Request, verified: { claims: JwtClaims; token: string }) => void,
+  ): RequestHandler;
 }
 
 /** Reads a token's granted scopes as its TokenAuth does (`auth.scopesOf`). */
@@ -34,7 +37,10 @@ export type ScopeReader = (claims: JwtClaims) => readonly string[] | undefined;
 const OPTION_NAMES = new Set(['scopes', 'tools']);
 
 /** The endpoint's requirement as `{ all, any }` lists, to add a tool's scopes to (validated by the guard first). */
-function requirementParts(input: ScopeRequirementInput | undefined): { all: readonly string[]; any: readonly string[] } {
+function requirementParts(input: ScopeRequirementInput | undefined): {
+  all: readonly string[];
+  any: readonly string[];
+} {
   if (input === undefined) return { all: [], any: [] };
   if (Array.isArray(input)) return { all: input, any: [] };
   const spec = input as { all?: readonly string[]; any?: readonly string[] };
@@ -43,13 +49,16 @@ function requirementParts(input: ScopeRequirementInput | undefined): { all: read
 
 /** Build the middleware; options are checked here, once (a TypeError naming the option). */
 export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeReader, options: unknown): RequestHandler {
-  if (options !== undefined && !isObject(options)) optionError('requireMcpAuth options must be an object { scopes, tools }');
+  if (options !== undefined && !isObject(options))
+    optionError('requireMcpAuth options must be an object { scopes, tools }');
   const given = (options ?? {}) as RequireMcpAuthOptions;
-  for (const key of Object.keys(given)) if (!OPTION_NAMES.has(key)) optionError(`requireMcpAuth has no option "${key}" (scopes, tools)`);
+  for (const key of Object.keys(given))
+    if (!OPTION_NAMES.has(key)) optionError(`requireMcpAuth has no option "${key}" (scopes, tools)`);
 
   const endpoint = guard.requirement(given.scopes);
   const parts = requirementParts(given.scopes);
-  const withTools = (scopes: readonly string[]) => guard.requirement({ all: [...parts.all, ...scopes], any: parts.any });
+  const withTools = (scopes: readonly string[]) =>
+    guard.requirement({ all: [...parts.all, ...scopes], any: parts.any });
   const tools = parseToolScopes(given.tools);
   const perTool = new Map<string, R>();
   for (const [name, scopes] of tools) perTool.set(name, withTools(scopes));
@@ -59,7 +68,8 @@ export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeRea
     if (tools.size === 0) return endpoint;
     const called = calledTools(req);
     // The transport would parse the body after us: no call could be seen, so none is let through unseen.
-    if (called.kind === 'unread') throw new TokenAuthError('internal', { reason: 'mcp-body-unread: mount express.json() before requireMcpAuth' });
+    if (called.kind === 'unread')
+      throw new TokenAuthError('internal', { reason: 'mcp-body-unread: mount express.json() before requireMcpAuth' });
     if (called.kind === 'every') return everyTool;
     const gated = [...new Set(called.names)].filter((name) => tools.has(name));
     if (gated.length === 0) return endpoint;

@@ -22,7 +22,8 @@ type ErrorClass = new (...args: string[]) => Error;
 
 function errorClass(module: unknown, name: string, line: McpSdkLine): ErrorClass {
   const value = isObject(module) ? module[name] : undefined;
-  if (typeof value !== 'function') optionError(`mcpTokenVerifier: the MCP SDK ${line}.x has no ${name}; a supported version is needed`);
+  if (typeof value !== 'function')
+    optionError(`mcpTokenVerifier: the MCP SDK ${line}.x has no ${name}; a supported version is needed`);
   return value as ErrorClass;
 }
 
@@ -39,9 +40,15 @@ function installed(id: string): boolean {
 function detectLine(): McpSdkLine {
   const one = installed(SDK1_ERRORS);
   const two = installed(SDK2);
-  if (one && two) optionError('mcpTokenVerifier: both MCP SDK lines are installed; pass { sdk: 1 } or { sdk: 2 }, the line whose requireBearerAuth you use');
+  if (one && two)
+    optionError(
+      'mcpTokenVerifier: both MCP SDK lines are installed; pass { sdk: 1 } or { sdk: 2 }, the line whose requireBearerAuth you use',
+    );
   if (two) return 2;
-  if (!one) optionError('mcpTokenVerifier needs the MCP SDK: @modelcontextprotocol/sdk (1.x) or @modelcontextprotocol/server (2.x)');
+  if (!one)
+    optionError(
+      'mcpTokenVerifier needs the MCP SDK: @modelcontextprotocol/sdk (1.x) or @modelcontextprotocol/server (2.x)',
+    );
   return 1;
 }
 
@@ -61,6 +68,7 @@ export function loadSdkErrors(line: unknown, load: ModuleLoader): SdkErrorFactor
   const server = load(SDK2);
   const OAuthError = errorClass(server, 'OAuthError', 2);
   const codes = isObject(server) ? server.OAuthErrorCode : undefined;
-  if (!isObject(codes) || codes.InvalidToken !== 'invalid_token') optionError('mcpTokenVerifier: the MCP SDK 2.x has no OAuthErrorCode; a supported version is needed');
+  if (!isObject(codes) || codes.InvalidToken !== 'invalid_token')
+    optionError('mcpTokenVerifier: the MCP SDK 2.x has no OAuthErrorCode; a supported version is needed');
   return (code, message) => new OAuthError(code, message);
 }

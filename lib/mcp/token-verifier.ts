@@ -48,13 +48,19 @@ function sdkError(err: unknown, make: SdkErrorFactory): Error {
 }
 
 /** Build the verifier; options are checked and the SDK's classes loaded here, once. */
-export function createMcpTokenVerifier(source: McpVerifySource, options: unknown, load: ModuleLoader): McpTokenVerifier {
+export function createMcpTokenVerifier(
+  source: McpVerifySource,
+  options: unknown,
+  load: ModuleLoader,
+): McpTokenVerifier {
   if (options !== undefined && !isObject(options)) optionError('mcpTokenVerifier options must be an object { sdk }');
   const given = (options ?? {}) as McpTokenVerifierOptions;
   for (const key of Object.keys(given)) if (key !== 'sdk') optionError(`mcpTokenVerifier has no option "${key}" (sdk)`);
   if (source.dpopRequired) {
-    optionError('mcpTokenVerifier cannot serve a TokenAuth with "dpop.required": the SDK\'s requireBearerAuth takes '
-      + 'Bearer tokens only and hands over no DPoP proof; use requireMcpAuth(auth) instead');
+    optionError(
+      'mcpTokenVerifier cannot serve a TokenAuth with "dpop.required": the SDK\'s requireBearerAuth takes ' +
+        'Bearer tokens only and hands over no DPoP proof; use requireMcpAuth(auth) instead',
+    );
   }
   const make = loadSdkErrors(given.sdk, load);
   return {
@@ -62,7 +68,8 @@ export function createMcpTokenVerifier(source: McpVerifySource, options: unknown
       try {
         const claims = await source.verify(token);
         // A stolen bound token must not pass as a bearer one: the binding is what makes it worthless to a thief.
-        if (senderConstrained(claims)) throw new TokenAuthError('invalid_token', { reason: 'mcp:sender-constrained-token' });
+        if (senderConstrained(claims))
+          throw new TokenAuthError('invalid_token', { reason: 'mcp:sender-constrained-token' });
         return toAuthInfo(token, claims, source.scopesOf(claims), source.resource);
       } catch (err) {
         throw sdkError(err, make);

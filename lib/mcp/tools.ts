@@ -14,7 +14,8 @@ export type CalledTools = { kind: 'names'; names: readonly string[] } | { kind: 
 export function parseToolScopes(input: unknown): ReadonlyMap<string, readonly string[]> {
   const tools = new Map<string, readonly string[]>();
   if (input === undefined) return tools;
-  if (!isObject(input) || Array.isArray(input)) optionError('requireMcpAuth option "tools" must be an object { toolName: scopes[] }');
+  if (!isObject(input) || Array.isArray(input))
+    optionError('requireMcpAuth option "tools" must be an object { toolName: scopes[] }');
   for (const [name, scopes] of Object.entries(input)) {
     if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) {
       optionError(`requireMcpAuth option "tools.${name}" must be an array of scope strings`);

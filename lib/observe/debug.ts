@@ -30,7 +30,12 @@ export function debugRefusal(err: TokenAuthError, mode: ClaimsMode): void {
   const hint = hints.length === 0 ? undefined : hints.join('; ');
   log(
     'refused %d %s reason=%s iss=%s kid=%s alg=%s%s',
-    err.status, err.code, err.reason ?? '-', quoted(facts.iss), quoted(facts.kid), quoted(facts.alg),
+    err.status,
+    err.code,
+    err.reason ?? '-',
+    quoted(facts.iss),
+    quoted(facts.kid),
+    quoted(facts.alg),
     hint === undefined ? '' : ` (${hint})`,
   );
 }

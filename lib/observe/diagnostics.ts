@@ -63,9 +63,15 @@ const fetchChannels: Readonly<Record<FetchKind, diagnostics.Channel>> = {
 
 /** Node 20's TracingChannel may lack `hasSubscribers`: then any of its five channels decides. */
 const { start, end, asyncStart, asyncEnd, error } = verifyChannel;
-const verifyTraced: () => boolean = typeof (verifyChannel as { hasSubscribers?: unknown }).hasSubscribers === 'boolean'
-  ? () => verifyChannel.hasSubscribers
-  : () => start.hasSubscribers || end.hasSubscribers || asyncStart.hasSubscribers || asyncEnd.hasSubscribers || error.hasSubscribers;
+const verifyTraced: () => boolean =
+  typeof (verifyChannel as { hasSubscribers?: unknown }).hasSubscribers === 'boolean'
+    ? () => verifyChannel.hasSubscribers
+    : () =>
+        start.hasSubscribers ||
+        end.hasSubscribers ||
+        asyncStart.hasSubscribers ||
+        asyncEnd.hasSubscribers ||
+        error.hasSubscribers;
 
 /** The channel of each fetch kind. */
 export function fetchChannel(kind: FetchKind): diagnostics.Channel {
@@ -78,9 +84,7 @@ export function isVerifyTraced(): boolean {
 }
 
 /** What a verdict shows the trace: its header's `alg` and its claims' `iss` when it succeeded (verify/cache.ts). */
-export type TracedVerdict =
-  | { ok: true; claims: { iss?: unknown }; header?: { alg: string } }
-  | { ok: false };
+export type TracedVerdict = { ok: true; claims: { iss?: unknown }; header?: { alg: string } } | { ok: false };
 
 /** Record what a verdict tells (whether it came from the cache, its alg and iss); never the token or claims. */
 export function noteVerdict(trace: VerifyTrace | undefined, verdict: TracedVerdict, cached: boolean): void {
@@ -161,7 +165,13 @@ function publicAddress(url: string): string {
 }
 
 /** Publish the end of a fetch that `fetchStarted` timed; a no-op when nobody listened at its start. */
-export function publishFetch(kind: FetchKind, started: number | undefined, url: string, outcome: string, status?: number): void {
+export function publishFetch(
+  kind: FetchKind,
+  started: number | undefined,
+  url: string,
+  outcome: string,
+  status?: number,
+): void {
   if (started === undefined) return;
   const event: FetchEvent = { kind, url: publicAddress(url), duration: performance.now() - started, outcome };
   if (status !== undefined) event.status = status;

@@ -84,7 +84,11 @@ export class CircuitBreaker {
    * the failures of that run asked for (or the cooldown, if longer), lets no probe through before, and tells every
    * refused call the time that is left of it.
    */
-  async run<T>(call: () => Promise<T>, isOutage: (err: unknown) => boolean, demanded?: (err: unknown) => number | undefined): Promise<T> {
+  async run<T>(
+    call: () => Promise<T>,
+    isOutage: (err: unknown) => boolean,
+    demanded?: (err: unknown) => number | undefined,
+  ): Promise<T> {
     let probe = false;
     if (this.open) {
       const left = this.openUntil - this.now();
@@ -134,5 +138,8 @@ export class CircuitBreaker {
 }
 
 function refused(leftMs: number): TokenAuthError {
-  return new TokenAuthError('verification_unavailable', { reason: 'breaker-open', retryAfter: Math.max(1, Math.ceil(leftMs / 1000)) });
+  return new TokenAuthError('verification_unavailable', {
+    reason: 'breaker-open',
+    retryAfter: Math.max(1, Math.ceil(leftMs / 1000)),
+  });
 }

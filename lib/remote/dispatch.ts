@@ -65,7 +65,11 @@ function isCompactJws(token: string): boolean {
  * that the local rules refuse (`typ`, the header) could pass at a server whose decoder forgives the extra
  * characters. Any other token (opaque, or another issuer's JWT) is introspected. `'always'`: every token is.
  */
-export function introspectionRoute(local: TokenSource, remote: TokenSource, settings: Pick<ResolvedIntrospection, 'mode' | 'server'>): TokenRoute {
+export function introspectionRoute(
+  local: TokenSource,
+  remote: TokenSource,
+  settings: Pick<ResolvedIntrospection, 'mode' | 'server'>,
+): TokenRoute {
   if (settings.mode === 'always') return () => remote;
   const bare = withoutTrailingSlash(settings.server.base);
   const known = new Set([bare, `${bare}/`]);

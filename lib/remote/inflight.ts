@@ -9,7 +9,8 @@ export const DEFAULT_MAX_INFLIGHT = 100;
 /** `maxInflight` as given (a positive integer), or undefined when absent; a TypeError naming `name` otherwise. */
 export function resolveMaxInflight(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) optionError(`option "${name}" must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    optionError(`option "${name}" must be a positive integer`);
   return value;
 }
 
@@ -18,10 +19,15 @@ export function resolveMaxInflight(value: unknown, name: string): number | undef
  * (reason `busy`, Retry-After 1) and never made. The refusal happens outside any breaker `call` runs behind, so it
  * is not an outage, and as a 503 the verifier never caches it.
  */
-export function limitInflight<T>(call: (token: string) => Promise<T>, max: number, busy: string): (token: string) => Promise<T> {
+export function limitInflight<T>(
+  call: (token: string) => Promise<T>,
+  max: number,
+  busy: string,
+): (token: string) => Promise<T> {
   let inflight = 0;
   return (token) => {
-    if (inflight >= max) return Promise.reject(new TokenAuthError('verification_unavailable', { reason: busy, retryAfter: 1 }));
+    if (inflight >= max)
+      return Promise.reject(new TokenAuthError('verification_unavailable', { reason: busy, retryAfter: 1 }));
     inflight++;
     let pending: Promise<T>;
     try {

@@ -35,7 +35,13 @@ function signatureIsGood(decoded: DecodedJws, text: string, key: KeyObject): boo
   if (alg === 'EdDSA' || alg === 'Ed25519') return verify(null, input, key, signature);
   const hash = `sha${alg.slice(2)}`;
   if (alg.startsWith('RS')) return verify(hash, input, key, signature);
-  if (alg.startsWith('PS')) return verify(hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, signature);
+  if (alg.startsWith('PS'))
+    return verify(
+      hash,
+      input,
+      { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST },
+      signature,
+    );
   if (alg.startsWith('ES')) return verify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
   return false;
 }
@@ -61,9 +67,14 @@ export async function readSignedAnswer(text: string, context: SignedAnswerContex
   const claims = decoded.payload;
   if (claims.iss !== context.issuer) throw unbelievable('introspection-jwt-iss');
   const aud = claims.aud;
-  if (!(aud === context.clientId || (Array.isArray(aud) && aud.includes(context.clientId)))) throw unbelievable('introspection-jwt-aud');
-  if (typeof claims.iat !== 'number' || claims.iat > context.now + context.clockTolerance) throw unbelievable('introspection-jwt-iat');
-  if (claims.exp !== undefined && (typeof claims.exp !== 'number' || claims.exp <= context.now - context.clockTolerance)) {
+  if (!(aud === context.clientId || (Array.isArray(aud) && aud.includes(context.clientId))))
+    throw unbelievable('introspection-jwt-aud');
+  if (typeof claims.iat !== 'number' || claims.iat > context.now + context.clockTolerance)
+    throw unbelievable('introspection-jwt-iat');
+  if (
+    claims.exp !== undefined &&
+    (typeof claims.exp !== 'number' || claims.exp <= context.now - context.clockTolerance)
+  ) {
     throw unbelievable('introspection-jwt-exp');
   }
 

@@ -37,7 +37,16 @@ export interface ResolvedIntrospection {
   server: IssuerBase;
 }
 
-const FIELDS = new Set(['clientId', 'clientSecret', 'privateKey', 'authMethod', 'endpoint', 'timeout', 'breaker', 'maxInflight']);
+const FIELDS = new Set([
+  'clientId',
+  'clientSecret',
+  'privateKey',
+  'authMethod',
+  'endpoint',
+  'timeout',
+  'breaker',
+  'maxInflight',
+]);
 const DEFAULT_TIMEOUT = 5;
 
 /**
@@ -55,18 +64,25 @@ export function resolveIntrospection(
     if (input.introspect !== undefined) optionError('option "introspect" applies only with option "introspection"');
     return undefined;
   }
-  if (!isObject(value)) optionError('option "introspection" must be an object ({ clientId, clientSecret } or { clientId, privateKey })');
+  if (!isObject(value))
+    optionError('option "introspection" must be an object ({ clientId, clientSecret } or { clientId, privateKey })');
   for (const name of Object.keys(value)) if (!FIELDS.has(name)) optionError(`unknown option "introspection.${name}"`);
   const mode = input.introspect ?? 'opaque';
   if (mode !== 'opaque' && mode !== 'always') optionError(`option "introspect" must be 'opaque' or 'always'`);
   if (issuerBaseURL === undefined) {
-    optionError('option "introspection" needs option "issuerBaseURL": the authorization server whose issuer, keys and introspection_endpoint are discovered');
+    optionError(
+      'option "introspection" needs option "issuerBaseURL": the authorization server whose issuer, keys and introspection_endpoint are discovered',
+    );
   }
-  if (issuerBaseURL.length !== 1) optionError('option "introspection" applies to one authorization server: "issuerBaseURL" must name exactly one');
+  if (issuerBaseURL.length !== 1)
+    optionError('option "introspection" applies to one authorization server: "issuerBaseURL" must name exactly one');
   const client = resolveClientAuth(value, 'introspection');
   const timeout = value.timeout === undefined ? DEFAULT_TIMEOUT : parseDuration(value.timeout, 'introspection.timeout');
   if (!(timeout > 0)) optionError('option "introspection.timeout" must be more than zero');
-  const endpoint = value.endpoint === undefined ? undefined : checkRemoteUrl(value.endpoint, 'introspection.endpoint', allowInsecureHttp);
+  const endpoint =
+    value.endpoint === undefined
+      ? undefined
+      : checkRemoteUrl(value.endpoint, 'introspection.endpoint', allowInsecureHttp);
   const maxInflight = resolveMaxInflight(value.maxInflight, 'introspection.maxInflight') ?? DEFAULT_MAX_INFLIGHT;
   const breaker = resolveBreaker(value.breaker, 'introspection.breaker');
   return { client, endpoint, timeout, breaker, maxInflight, mode, server: issuerBaseURL[0] };

@@ -5,7 +5,13 @@ import { isObject } from '../base/values';
 import { fetchBounded, RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
 import { CircuitBreaker } from './breaker';
 import { isDiscoverySource, type DiscoveredMetadata, type DiscoverySource } from '../keys/discovery';
-import { INTROSPECTION_JWT_MEDIA_TYPE, readAnswer, readJsonAnswer, readSignedAnswer, unbelievable } from './introspection-answer';
+import {
+  INTROSPECTION_JWT_MEDIA_TYPE,
+  readAnswer,
+  readJsonAnswer,
+  readSignedAnswer,
+  unbelievable,
+} from './introspection-answer';
 import type { ResolvedIntrospection } from './introspection-options';
 import { limitInflight } from './inflight';
 import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
@@ -54,7 +60,8 @@ function refusal(answer: BoundedAnswer): TokenAuthError {
     } catch {
       error = undefined;
     }
-    if (error === 'unsupported_token_type') return new TokenAuthError('invalid_token', { reason: 'introspection-unsupported-token-type' });
+    if (error === 'unsupported_token_type')
+      return new TokenAuthError('invalid_token', { reason: 'introspection-unsupported-token-type' });
   }
   // 401: our client credentials were refused (wrong secret or key, or aud): a configuration fault, never the token's.
   const reason = answer.status === 401 ? 'introspection-client-auth' : `introspection-status-${answer.status}`;
@@ -75,10 +82,14 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
   const breaker = settings.breaker === false ? undefined : new CircuitBreaker(settings.breaker);
   // A server that lists no usable endpoint is a configuration fault, not an outage: no call is made, so the
   // breaker stays shut and every refusal keeps its own reason for onError.
-  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable' &&
-    err.reason !== 'introspection-endpoint-missing' && err.reason !== 'introspection-endpoint-invalid';
+  const isOutage = (err: unknown) =>
+    err instanceof TokenAuthError &&
+    err.code === 'verification_unavailable' &&
+    err.reason !== 'introspection-endpoint-missing' &&
+    err.reason !== 'introspection-endpoint-invalid';
   let issuer: string | undefined;
-  const sameBase = (iss: unknown) => typeof iss === 'string' && withoutTrailingSlash(iss) === withoutTrailingSlash(settings.server.base);
+  const sameBase = (iss: unknown) =>
+    typeof iss === 'string' && withoutTrailingSlash(iss) === withoutTrailingSlash(settings.server.base);
 
   const ask = async (token: string): Promise<RemoteClaims> => {
     const metadata = await server.metadata();
@@ -104,7 +115,11 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
       });
     } catch (err) {
       const failure = err instanceof RemoteFetchError ? err.failure : 'network';
-      throw new TokenAuthError('verification_unavailable', { reason: `introspection-${failure}`, retryAfter: 5, cause: err });
+      throw new TokenAuthError('verification_unavailable', {
+        reason: `introspection-${failure}`,
+        retryAfter: 5,
+        cause: err,
+      });
     }
     if (answer.status !== 200) throw refusal(answer);
     let body: unknown;
@@ -128,7 +143,11 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
   return {
     kind: 'remote',
     // The cap stands outside the breaker: a busy refusal makes no call, so it is no outage.
-    claimsFor: limitInflight(breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage), settings.maxInflight, 'introspection-busy'),
+    claimsFor: limitInflight(
+      breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
+      settings.maxInflight,
+      'introspection-busy',
+    ),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
     // The longest one call may take: a fleet's single-flight lock outlives it (verify/single-flight.ts).
     timeout: settings.timeout,
@@ -136,7 +155,10 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
     identity: JSON.stringify(['introspection', withoutTrailingSlash(settings.server.base), settings.client.clientId]),
     // A verdict read back from a fleet store (perhaps before this instance discovered anything): its `iss`, if
     // any, is this server's: the discovered issuer, or before discovery the configured base, give or take its slash.
-    answerFault: (payload) => (payload.iss === undefined || payload.iss === issuer || (issuer === undefined && sameBase(payload.iss)) ? undefined : 'iss'),
+    answerFault: (payload) =>
+      payload.iss === undefined || payload.iss === issuer || (issuer === undefined && sameBase(payload.iss))
+        ? undefined
+        : 'iss',
     close() {
       closing.abort();
     },
@@ -152,7 +174,9 @@ export interface IntrospectionContext {
 
 /** The introspection source of the resolved `introspection` option over the discovery source `keys`, if configured. */
 export function createIntrospectionSource(
-  settings: ResolvedIntrospection | undefined, keys: TokenSource, context: IntrospectionContext,
+  settings: ResolvedIntrospection | undefined,
+  keys: TokenSource,
+  context: IntrospectionContext,
 ): RemoteClaimsSource | undefined {
   if (settings === undefined) return undefined;
   if (!isDiscoverySource(keys)) return optionError('option "introspection" needs option "issuerBaseURL"');

@@ -26,7 +26,6 @@ export const MAX_UPSTREAM_BYTES = 256 * 1024;
 /** Path of the verify endpoint, relative to the upstream base address (the service's `{base_url}`). */
 export const UPSTREAM_VERIFY_PATH = '/auth/@users/verify';
 
-
 /** Resolved settings of the upstream source; durations in seconds. */
 export interface UpstreamSourceConfig {
   /** The upstream base address (`{base_url}`), already checked by checkRemoteUrl. */
@@ -74,52 +73,56 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
   const endpoint = verifyEndpoint(config.base);
   const timeoutMs = config.timeout * 1000;
   const closing = new AbortController();
-  const breaker = config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
+  const breaker =
+    config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
   // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
   // An outage of the upstream, counted by the breaker. Not a 429 (the upstream is alive and limiting one client, whose
   // own answer carries its Retry-After) nor an answer of the wrong shape for one token: both are about that client
   // or token, and counting them would let one client open the breaker for everyone (its 429s for 300 s at a time).
-  const isOutage = (err: unknown) => err instanceof TokenAuthError && err.code === 'verification_unavailable' &&
-    err.reason !== 'upstream-status-429' && err.reason?.startsWith('upstream-shape:') !== true;
+  const isOutage = (err: unknown) =>
+    err instanceof TokenAuthError &&
+    err.code === 'verification_unavailable' &&
+    err.reason !== 'upstream-status-429' &&
+    err.reason?.startsWith('upstream-shape:') !== true;
   /** Outages whose answer (a 429 or 503) asked for a wait: each counts once; an opened breaker then stays open that long. */
   const demands = new WeakMap<object, number>();
   const demanded = (err: unknown) => (typeof err === 'object' && err !== null ? demands.get(err) : undefined);
 
   const ask = async (token: string): Promise<RemoteClaims> => {
-      let answer: BoundedAnswer;
-      try {
-        answer = await fetchBounded(endpoint, {
-          headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-          timeoutMs,
-          maxBytes: MAX_UPSTREAM_BYTES,
-          signal: closing.signal,
-          kind: 'upstream',
-        });
-      } catch (err) {
-        const failure = err instanceof RemoteFetchError ? err.failure : 'network';
-        throw unavailable(`upstream-${failure}`, DEFAULT_RETRY_AFTER, err);
-      }
-      if (answer.status === 401) throw new TokenAuthError('invalid_token', { reason: 'upstream-401' });
-      if (answer.status === 403) {
-        throw new TokenAuthError('insufficient_scope', { reason: 'upstream-403', scope: challengedScope(answer) });
-      }
-      if (answer.status !== 200) {
-        const named = namedRetryAfter(answer);
-        const err = unavailable(`upstream-status-${answer.status}`, named ?? DEFAULT_RETRY_AFTER);
-        if (named !== undefined && answer.status === 503) demands.set(err, named);
-        throw err;
-      }
+    let answer: BoundedAnswer;
+    try {
+      answer = await fetchBounded(endpoint, {
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        timeoutMs,
+        maxBytes: MAX_UPSTREAM_BYTES,
+        signal: closing.signal,
+        kind: 'upstream',
+      });
+    } catch (err) {
+      const failure = err instanceof RemoteFetchError ? err.failure : 'network';
+      throw unavailable(`upstream-${failure}`, DEFAULT_RETRY_AFTER, err);
+    }
+    if (answer.status === 401) throw new TokenAuthError('invalid_token', { reason: 'upstream-401' });
+    if (answer.status === 403) {
+      throw new TokenAuthError('insufficient_scope', { reason: 'upstream-403', scope: challengedScope(answer) });
+    }
+    if (answer.status !== 200) {
+      const named = namedRetryAfter(answer);
+      const err = unavailable(`upstream-status-${answer.status}`, named ?? DEFAULT_RETRY_AFTER);
+      if (named !== undefined && answer.status === 503) demands.set(err, named);
+      throw err;
+    }
 
-      let payload: unknown;
-      try {
-        payload = JSON.parse(answer.text);
-      } catch {
-        throw unavailable('upstream-not-json');
-      }
-      if (!isObject(payload)) throw unavailable('upstream-not-object');
-      const wrong = shapeBViolation(payload);
-      if (wrong !== undefined) throw unavailable(`upstream-shape:${wrong}`);
-      return { payload, size: answer.bytes };
+    let payload: unknown;
+    try {
+      payload = JSON.parse(answer.text);
+    } catch {
+      throw unavailable('upstream-not-json');
+    }
+    if (!isObject(payload)) throw unavailable('upstream-not-object');
+    const wrong = shapeBViolation(payload);
+    if (wrong !== undefined) throw unavailable(`upstream-shape:${wrong}`);
+    return { payload, size: answer.bytes };
   };
 
   const call = breaker === undefined ? ask : (token: string) => breaker.run(() => ask(token), isOutage, demanded);

@@ -103,7 +103,9 @@ export function firstKeyOf(args: readonly string[]): string | undefined {
 }
 
 /** One command to node-redis, whichever of its three clients: a synchronous throw (cluster offline) becomes a rejection. */
-function nodeRedisCommand(client: NodeRedisClient | NodeRedisCluster | NodeRedisSentinel): (args: string[]) => Promise<unknown> {
+function nodeRedisCommand(
+  client: NodeRedisClient | NodeRedisCluster | NodeRedisSentinel,
+): (args: string[]) => Promise<unknown> {
   const send =
     typeof (client as NodeRedisCluster).getSlotRandomNode === 'function'
       ? (args: string[]) => (client as NodeRedisCluster).sendCommand(firstKeyOf(args), false, args)

@@ -85,12 +85,15 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
   if (typeof prefix !== 'string') throw new TypeError('express-verified-user/redis: option "prefix" must be a string');
   // An empty hash tag first ("{}") would make Redis Cluster hash whole key names, parting a verdict from its lock.
   const tag = prefix.indexOf('{');
-  if (tag !== -1 && prefix[tag + 1] === '}') throw new TypeError('express-verified-user/redis: option "prefix" must not start a hash tag with "{}"');
+  if (tag !== -1 && prefix[tag + 1] === '}')
+    throw new TypeError('express-verified-user/redis: option "prefix" must not start a hash tag with "{}"');
   const timeoutMs = (opts.timeout === undefined ? 1 : parseDuration(opts.timeout, 'timeout')) * 1000;
   if (!(timeoutMs > 0)) throw new TypeError('express-verified-user/redis: option "timeout" must be more than zero');
   const maxPending = opts.maxPending ?? 1000;
   if (!Number.isSafeInteger(maxPending) || maxPending < 1) {
-    throw new TypeError('express-verified-user/redis: option "maxPending" must be a whole number of commands, at least 1');
+    throw new TypeError(
+      'express-verified-user/redis: option "maxPending" must be a whole number of commands, at least 1',
+    );
   }
   const listKey = `${prefix}revoked`;
   // The hash in braces is the key's Cluster hash tag: a verdict and its lock always share a slot, whatever the prefix.
@@ -164,7 +167,8 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
         } catch {
           return;
         }
-        if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number') note(value[0], value[1]);
+        if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
+          note(value[0], value[1]);
       },
       ready: () => void resync(),
       down: () => {
@@ -201,7 +205,17 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       const t = Math.floor(now());
       if (!(exp > t)) return; // already expired: nothing left to refuse
       try {
-        await command(['EVAL', REVOKE_SCRIPT, '1', listKey, jti, String(exp), String(t), channel, JSON.stringify([jti, exp])]);
+        await command([
+          'EVAL',
+          REVOKE_SCRIPT,
+          '1',
+          listKey,
+          jti,
+          String(exp),
+          String(t),
+          channel,
+          JSON.stringify([jti, exp]),
+        ]);
       } catch (err) {
         // The list changes on success only: a command that runs later publishes, and every instance notes it then.
         throw revokeFailed(err);
@@ -230,7 +244,15 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
 
     async claimVerdict(key, owner, lockTtl): Promise<VerdictClaim> {
       if (!redis.ready()) throw new Error('redis not ready');
-      const reply = await command(['EVAL', CLAIM, '2', verdictKey(key), `${verdictKey(key)}:lock`, owner, millis(lockTtl)]);
+      const reply = await command([
+        'EVAL',
+        CLAIM,
+        '2',
+        verdictKey(key),
+        `${verdictKey(key)}:lock`,
+        owner,
+        millis(lockTtl),
+      ]);
       const [state, value] = Array.isArray(reply) ? reply.map(String) : [];
       if (state === 'verdict' && value !== undefined) return { state, value };
       if (state === 'mine' || state === 'busy') return { state };

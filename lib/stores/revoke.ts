@@ -29,11 +29,14 @@ export function revocationOf(target: unknown, maybeExp: unknown): { jti: string;
   if (typeof target === 'object' && target !== null && maybeExp === undefined) {
     ({ jti, exp } = target as { jti?: unknown; exp?: unknown });
     if (typeof jti !== 'string' || jti === '') {
-      throw misuse("revoke(claims) needs claims with a string jti: this token has none, so it cannot be revoked by jti (require one with requiredClaims: ['jti'], or refuse such tokens with isRevoked)");
+      throw misuse(
+        "revoke(claims) needs claims with a string jti: this token has none, so it cannot be revoked by jti (require one with requiredClaims: ['jti'], or refuse such tokens with isRevoked)",
+      );
     }
   }
   if (typeof jti !== 'string' || jti === '') throw misuse('revoke(jti, exp) needs a non-empty jti');
-  if (typeof exp !== 'number' || Number.isNaN(exp)) throw misuse('revoke(jti, exp) needs exp, the token\'s expiry in seconds since the epoch');
+  if (typeof exp !== 'number' || Number.isNaN(exp))
+    throw misuse("revoke(jti, exp) needs exp, the token's expiry in seconds since the epoch");
   return { jti, exp: exp > LATEST_REVOCATION ? LATEST_REVOCATION : Math.ceil(exp) };
 }
 

@@ -42,7 +42,11 @@ export interface ModeClaims {
  * The claims guaranteed by a `claims` option `M`; with `claims` left out, `'strict'` (Shape B) unless
  * `issuerBaseURL` (`D`) is given, which makes `'jwt'` the default. A union of modes gives the union of claims.
  */
-export type ClaimsOf<M, D = undefined> = M extends ClaimsMode ? ModeClaims[M] : [D] extends [undefined] ? VerifiedClaims : JwtClaims;
+export type ClaimsOf<M, D = undefined> = M extends ClaimsMode
+  ? ModeClaims[M]
+  : [D] extends [undefined]
+    ? VerifiedClaims
+    : JwtClaims;
 
 /** `validateClaims`: the app's own rule on verified claims; `false` or a throw refuses the token. */
 export type ClaimsValidator<C = JwtClaims> = (claims: C, header: JwsHeader | undefined) => boolean | Promise<boolean>;
@@ -75,8 +79,13 @@ const isAudience = (v: unknown) => isString(v) || (isStringArray(v) && v.length 
 
 /** RFC 9068 §2.2: required claims of a JWT access token, each with the type it must have. */
 const AT_JWT_REQUIRED: ReadonlyArray<readonly [string, (v: unknown) => boolean]> = [
-  ['iss', isString], ['exp', isInteger], ['aud', isAudience], ['sub', isString],
-  ['client_id', isString], ['iat', isInteger], ['jti', isString],
+  ['iss', isString],
+  ['exp', isInteger],
+  ['aud', isAudience],
+  ['sub', isString],
+  ['client_id', isString],
+  ['iat', isInteger],
+  ['jti', isString],
 ];
 
 const JWT_SCOPE_CLAIMS = ['scope', 'scp', 'scopes'] as const;
@@ -155,8 +164,10 @@ function resolveTyp(value: unknown, rule: ModeRule, mode: ClaimsMode): ReadonlyS
   }
   const accepted = new Set((list as string[]).map(normalizeTyp));
   for (const typ of accepted) {
-    if (namesAnotherJwt(typ)) optionError(`option "typ" may not accept "${typ}": it names another kind of JWT than an access token`);
-    if (rule.typ !== undefined && !rule.typ.has(typ)) optionError(`option "typ" may not accept "${typ}" with claims: '${mode}'`);
+    if (namesAnotherJwt(typ))
+      optionError(`option "typ" may not accept "${typ}": it names another kind of JWT than an access token`);
+    if (rule.typ !== undefined && !rule.typ.has(typ))
+      optionError(`option "typ" may not accept "${typ}" with claims: '${mode}'`);
   }
   return accepted;
 }
@@ -187,23 +198,31 @@ export function resolveClaimsMode(value: unknown, discovery: boolean): ClaimsMod
  * `issuerBaseURL` was given (the default mode is then `'jwt'`); `upstream`: claims come from another service with
  * no JOSE header, so header rules (`typ`, `'at+jwt'`) cannot be kept and are refused here.
  */
-export function resolveClaimPolicy(input: ClaimOptionsInput, context: { discovery: boolean; upstream: boolean }): ClaimPolicy {
+export function resolveClaimPolicy(
+  input: ClaimOptionsInput,
+  context: { discovery: boolean; upstream: boolean },
+): ClaimPolicy {
   const mode = resolveClaimsMode(input.claims, context.discovery);
   const rule = MODES[mode];
   if (context.upstream && (mode === 'at+jwt' || input.typ !== undefined)) {
-    optionError(`options "typ" and claims: 'at+jwt' need the token's header, which upstream mode ({ upstream }) and introspect: 'always' do not see`);
+    optionError(
+      `options "typ" and claims: 'at+jwt' need the token's header, which upstream mode ({ upstream }) and introspect: 'always' do not see`,
+    );
   }
   const typ = resolveTyp(input.typ, rule, mode);
   const required = resolveRequired(input.requiredClaims);
   const validate = input.validateClaims;
-  if (validate !== undefined && typeof validate !== 'function') optionError('option "validateClaims" must be a function (claims, header) => boolean');
+  if (validate !== undefined && typeof validate !== 'function')
+    optionError('option "validateClaims" must be a function (claims, header) => boolean');
   const validator = validate as ClaimsValidator<Record<string, unknown>> | undefined;
   // Payloads that passed, held weakly: added once per verdict (a cache miss), never per request.
   const passed = new WeakSet<object>();
-  const verdictOf = (payload: Record<string, unknown>) => (answer: boolean): void => {
-    if (answer !== true) throw invalid('validate');
-    passed.add(payload);
-  };
+  const verdictOf =
+    (payload: Record<string, unknown>) =>
+    (answer: boolean): void => {
+      if (answer !== true) throw invalid('validate');
+      passed.add(payload);
+    };
   const refused = (err: unknown): never => {
     throw invalid('validate', err);
   };

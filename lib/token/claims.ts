@@ -133,4 +133,3 @@ export function shapeBViolation(payload: Record<string, unknown>): string | unde
   if (typeof metadata.authorizer !== 'string') return 'metadata.authorizer';
   return undefined;
 }
-

@@ -79,13 +79,15 @@ export function checkTimes(times: TokenTimes, now: number, rules: RegisteredClai
 
 /** `iss` and `aud` against the options; an array `aud` matches when any element does. */
 export function checkIssuerAudience(payload: Record<string, unknown>, rules: RegisteredClaimRules): void {
-  if (rules.issuer !== false && (typeof payload.iss !== 'string' || !rules.issuer.has(payload.iss))) throw issuerRefused(rules.issuer);
+  if (rules.issuer !== false && (typeof payload.iss !== 'string' || !rules.issuer.has(payload.iss)))
+    throw issuerRefused(rules.issuer);
   if (rules.audience !== false) {
     const aud = payload.aud;
     if (typeof aud === 'string') {
       if (!rules.audience.has(aud)) throw invalid('aud');
     } else if (Array.isArray(aud)) {
-      if (!aud.some((a) => typeof a === 'string' && rules.audience !== false && rules.audience.has(a))) throw invalid('aud');
+      if (!aud.some((a) => typeof a === 'string' && rules.audience !== false && rules.audience.has(a)))
+        throw invalid('aud');
     } else {
       throw invalid('aud');
     }

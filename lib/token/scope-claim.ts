@@ -5,9 +5,7 @@ import { optionError } from '../base/option-error';
 
 /** Where granted scopes are read: a claim name, several (the first present is read), or a function of the claims. */
 export type ScopeClaimOption =
-  | string
-  | readonly string[]
-  | ((claims: Readonly<Record<string, unknown>>) => readonly string[] | undefined);
+  string | readonly string[] | ((claims: Readonly<Record<string, unknown>>) => readonly string[] | undefined);
 
 /** Reads the granted scopes of verified claims; undefined when there are none in a usable form. */
 export type ScopeReader = (claims: Readonly<Record<string, unknown>>) => readonly string[] | undefined;
@@ -68,7 +66,9 @@ export function resolveScopeClaim(value: unknown, defaults: readonly string[]): 
   }
   const names = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n === '')) {
-    optionError('option "scopeClaim" must be a claim name, a non-empty array of claim names, or a function (claims) => string[] | undefined');
+    optionError(
+      'option "scopeClaim" must be a claim name, a non-empty array of claim names, or a function (claims) => string[] | undefined',
+    );
   }
   return fromClaims([...names] as string[]);
 }

@@ -21,7 +21,9 @@ function scopeList(value: unknown, where: string): readonly string[] {
   if (!Array.isArray(value)) optionError(`${where} must be an array of scope strings`);
   for (const scope of value) {
     if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
-      optionError(`${where} holds an invalid scope (scopes are non-empty strings without spaces, quotes or backslashes)`);
+      optionError(
+        `${where} holds an invalid scope (scopes are non-empty strings without spaces, quotes or backslashes)`,
+      );
     }
   }
   return Object.freeze([...new Set(value as string[])]);

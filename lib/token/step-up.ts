@@ -28,13 +28,17 @@ const ACR = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 /** Validate `requireVerifiedUser`'s route options (a TypeError naming the option); undefined when none demand anything. */
 export function parseStepUp(input: unknown): StepUp | undefined {
   if (input === undefined) return undefined;
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) optionError('requireVerifiedUser options must be an object { acr?, maxAge? }');
-  for (const name of Object.keys(input)) if (!KNOWN.has(name)) optionError(`requireVerifiedUser has no option "${name}" (known: acr, maxAge)`);
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    optionError('requireVerifiedUser options must be an object { acr?, maxAge? }');
+  for (const name of Object.keys(input))
+    if (!KNOWN.has(name)) optionError(`requireVerifiedUser has no option "${name}" (known: acr, maxAge)`);
   const { acr, maxAge } = input as { acr?: unknown; maxAge?: unknown };
   let accepted: ReadonlySet<string> | undefined;
   if (acr !== undefined) {
     if (!Array.isArray(acr) || acr.length === 0 || acr.some((value) => typeof value !== 'string' || !ACR.test(value))) {
-      optionError('requireVerifiedUser option "acr" must be a non-empty array of acr values (no spaces, quotes or backslashes)');
+      optionError(
+        'requireVerifiedUser option "acr" must be a non-empty array of acr values (no spaces, quotes or backslashes)',
+      );
     }
     accepted = new Set(acr as string[]);
   }
@@ -44,7 +48,11 @@ export function parseStepUp(input: unknown): StepUp | undefined {
     seconds = Math.floor(parseDuration(maxAge, 'requireVerifiedUser maxAge'));
   }
   if (accepted === undefined && seconds === undefined) return undefined;
-  return Object.freeze({ acr: accepted, acrValues: accepted === undefined ? undefined : [...accepted].join(' '), maxAge: seconds });
+  return Object.freeze({
+    acr: accepted,
+    acrValues: accepted === undefined ? undefined : [...accepted].join(' '),
+    maxAge: seconds,
+  });
 }
 
 /**
@@ -52,7 +60,12 @@ export function parseStepUp(input: unknown): StepUp | undefined {
  * `auth_time` a number no older than `maxAge` (give or take `clockTolerance`). Throws
  * `insufficient_user_authentication` (401) naming what the client must ask the authorization server for.
  */
-export function checkStepUp(stepUp: StepUp, claims: Readonly<Record<string, unknown>>, now: number, clockTolerance: number): void {
+export function checkStepUp(
+  stepUp: StepUp,
+  claims: Readonly<Record<string, unknown>>,
+  now: number,
+  clockTolerance: number,
+): void {
   if (stepUp.acr !== undefined) {
     const acr = claims.acr;
     if (typeof acr !== 'string' || !stepUp.acr.has(acr)) throw refused(stepUp, 'acr');
@@ -67,7 +80,11 @@ export function checkStepUp(stepUp: StepUp, claims: Readonly<Record<string, unkn
 }
 
 function refused(stepUp: StepUp, reason: string): TokenAuthError {
-  return new TokenAuthError('insufficient_user_authentication', { reason: `step-up:${reason}`, acrValues: stepUp.acrValues, maxAge: stepUp.maxAge });
+  return new TokenAuthError('insufficient_user_authentication', {
+    reason: `step-up:${reason}`,
+    acrValues: stepUp.acrValues,
+    maxAge: stepUp.maxAge,
+  });
 }
 
 /** What a route demands of a verified token: its scopes and, optionally, how recently and how the user logged in. */

@@ -63,9 +63,10 @@ const FAULT_OVERHEAD = 1024;
  * lookup (1.3 µs), the digest costs 0.8 µs and leaves a 32-character key to hash, and an entry holds 32 characters
  * instead of the token. `crypto.hash` (Node 20.12+) skips the Hash object of `createHash`.
  */
-const sha256: (token: string) => string = typeof crypto.hash === 'function'
-  ? (token) => crypto.hash('sha256', token, 'binary')
-  : (token) => crypto.createHash('sha256').update(token).digest('binary');
+const sha256: (token: string) => string =
+  typeof crypto.hash === 'function'
+    ? (token) => crypto.hash('sha256', token, 'binary')
+    : (token) => crypto.createHash('sha256').update(token).digest('binary');
 
 /**
  * The moment a verdict stops being the right answer for its token: a success dies at `exp`; a fault that is not
@@ -90,7 +91,10 @@ export const FAULT_SHARE = 0.1;
 
 /** The bounds of the faults' own LRU: a tenth of the successes', at least one entry. */
 export function faultBounds(config: ResultCacheConfig): { max: number; maxBytes: number } {
-  return { max: Math.max(1, Math.ceil(config.max * FAULT_SHARE)), maxBytes: Math.max(1, Math.ceil(config.maxBytes * FAULT_SHARE)) };
+  return {
+    max: Math.max(1, Math.ceil(config.max * FAULT_SHARE)),
+    maxBytes: Math.max(1, Math.ceil(config.maxBytes * FAULT_SHARE)),
+  };
 }
 
 /**
@@ -156,7 +160,8 @@ export class ResultCache {
    * still under way gets its key, to share it. With the cache off, the token itself (for in-flight sharing only).
    */
   lookupKey(token: string): string | undefined {
-    if (this.sightings === undefined || this.faultSightings === undefined) return this.lru === undefined ? token : sha256(token);
+    if (this.sightings === undefined || this.faultSightings === undefined)
+      return this.lru === undefined ? token : sha256(token);
     const print = fingerprint(token);
     if (this.sightings.seen(print) || this.faultSightings.seen(print)) return sha256(token);
     // Recorded only once its verdict is known: while verifications are under way, one may be this very token's.

@@ -31,7 +31,12 @@ export function resolveSharedVerdicts(cache: unknown): SharedVerdictStore | unde
   const shared = (cache as { shared?: unknown }).shared;
   if (shared === undefined) return undefined;
   const store = shared as Partial<SharedVerdictStore> | null;
-  if (typeof store !== 'object' || store === null || typeof store.getVerdict !== 'function' || typeof store.setVerdict !== 'function') {
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    typeof store.getVerdict !== 'function' ||
+    typeof store.setVerdict !== 'function'
+  ) {
     optionError('option "cache.shared" must be a shared store (createRedisStore from express-verified-user/redis)');
   }
   return store as SharedVerdictStore;
@@ -110,11 +115,16 @@ export interface SharedVerdictSource extends RemoteClaimsSource {
  * upstream answers (fail open, since the upstream remains the authority). With a store that offers locks, a new
  * token costs one call per fleet even when every instance sees it at once (verify/single-flight.ts).
  */
-export function withSharedVerdicts(source: TokenSource, options: SharedVerdictConfig): TokenSource | SharedVerdictSource {
+export function withSharedVerdicts(
+  source: TokenSource,
+  options: SharedVerdictConfig,
+): TokenSource | SharedVerdictSource {
   const store = options.sharedVerdicts;
   if (store === undefined) return source;
   if (source.kind !== 'remote') {
-    optionError('option "cache.shared" applies to key.upstream and introspection only (local verification needs no shared verdicts)');
+    optionError(
+      'option "cache.shared" applies to key.upstream and introspection only (local verification needs no shared verdicts)',
+    );
   }
   const cache = options.cache;
   const ttl = cache === false ? 0 : cache.ttl;
@@ -165,9 +175,13 @@ export function withSharedVerdicts(source: TokenSource, options: SharedVerdictCo
     return known ?? alone(key, token);
   };
   // Single flight when the store offers locks and there is a verdict worth waiting for.
-  const flight = isLockStore(store) && (ttl > 0 || errorTtl > 0)
-    ? createSingleFlight(store, { lockTtl: (source.timeout ?? DEFAULT_SOURCE_TIMEOUT) + LOCK_MARGIN, maxFlights: MAX_FLIGHTS })
-    : undefined;
+  const flight =
+    isLockStore(store) && (ttl > 0 || errorTtl > 0)
+      ? createSingleFlight(store, {
+          lockTtl: (source.timeout ?? DEFAULT_SOURCE_TIMEOUT) + LOCK_MARGIN,
+          maxFlights: MAX_FLIGHTS,
+        })
+      : undefined;
 
   const shared: SharedVerdictSource = {
     kind: 'remote',

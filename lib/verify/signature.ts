@@ -46,7 +46,12 @@ function jsonwebtokenSignatureStep(): { jwa: Jwa; checkKey: KeyAlgorithmCheck } 
  * decided before, by the key/algorithm fit rule (`Ed25519` only with an Ed25519 key).
  */
 function edwardsSignatureIsGood(token: string, signedEnd: number, key: KeyObject): boolean {
-  return cryptoVerify(null, Buffer.from(token.slice(0, signedEnd), 'latin1'), key, Buffer.from(token.slice(signedEnd + 1), 'base64url'));
+  return cryptoVerify(
+    null,
+    Buffer.from(token.slice(0, signedEnd), 'latin1'),
+    key,
+    Buffer.from(token.slice(signedEnd + 1), 'base64url'),
+  );
 }
 
 /** The signature check (RFC 7515 §5.2): jsonwebtoken's, with a KeyObject; node:crypto for the Edwards curves. */

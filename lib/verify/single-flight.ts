@@ -36,7 +36,10 @@ export interface FlightWork<T> {
   /** A stored verdict as an answer (or the error it stands for, thrown); undefined when it cannot be read. */
   stored(text: string): T | undefined;
   /** Ask the remote source; `keep` is the verdict to store for the fleet (none for an outage). */
-  fresh(): Promise<{ result: { ok: true; value: T } | { ok: false; error: unknown }; keep?: { value: string; ttl: number } }>;
+  fresh(): Promise<{
+    result: { ok: true; value: T } | { ok: false; error: unknown };
+    keep?: { value: string; ttl: number };
+  }>;
   /** Without the lock, after a wait or with the store unreachable: ask the source and store its verdict. */
   alone(): Promise<T>;
   /** Past `maxFlights`: the path before single flight (the stored verdict read once, else `alone`). */

@@ -17,10 +17,15 @@ export interface FleetStats {
 }
 
 /** The cache counters, plus the breaker's and the revocation list's state where there are such. */
-export function fleetStats(cache: CacheStats, source: TokenSource | SharedVerdictSource, revocation: RevocationList | undefined): CacheStats & FleetStats {
+export function fleetStats(
+  cache: CacheStats,
+  source: TokenSource | SharedVerdictSource,
+  revocation: RevocationList | undefined,
+): CacheStats & FleetStats {
   const stats: CacheStats & FleetStats = cache;
   if (source.kind === 'remote' && source.breakerStats !== undefined) stats.breaker = source.breakerStats();
-  if (source.kind === 'remote' && 'flightStats' in source && source.flightStats !== undefined) stats.flight = source.flightStats();
+  if (source.kind === 'remote' && 'flightStats' in source && source.flightStats !== undefined)
+    stats.flight = source.flightStats();
   if (revocation !== undefined) stats.revocation = revocation.stats();
   return stats;
 }

@@ -12,7 +12,13 @@ import { keyFitsAlgorithm } from '../jose/algorithms';
 import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type SigningKeySource } from '../keys/source';
 import type { RemoteClaimsSource, TokenSource } from '../remote/source';
 import { createSignatureCheck } from './signature';
-import { checkIssuerAudience, checkTimes, readTimes, type RegisteredClaimRules, type TokenTimes } from '../token/registered';
+import {
+  checkIssuerAudience,
+  checkTimes,
+  readTimes,
+  type RegisteredClaimRules,
+  type TokenTimes,
+} from '../token/registered';
 
 /** What a verifier needs: where keys come from, the claim rules, the clock and the cache. */
 export interface VerifierConfig {
@@ -56,7 +62,11 @@ export function createVerifier(config: VerifierConfig): Verifier {
 
   /** §3.4–3.6 and §10's claim rules on a payload whose origin is established; async only for an async validateClaims. */
   function judgeClaims(
-    payload: Record<string, unknown>, size: number, now: number, decoded?: DecodedJws, held?: KeyHandle,
+    payload: Record<string, unknown>,
+    size: number,
+    now: number,
+    decoded?: DecodedJws,
+    held?: KeyHandle,
   ): MaybePromise<Verdict> {
     let times: TokenTimes | undefined;
     let checked: void | Promise<void>;
@@ -69,16 +79,27 @@ export function createVerifier(config: VerifierConfig): Verifier {
       return failed(err, times, decoded);
     }
     // Frozen once here, after the app's validateClaims: every request with this token shares these claims.
-    const verdict: Verdict = { ok: true, claims: payload as VerifiedClaims, times, size, header: decoded?.header, held };
+    const verdict: Verdict = {
+      ok: true,
+      claims: payload as VerifiedClaims,
+      times,
+      size,
+      header: decoded?.header,
+      held,
+    };
     if (!isThenable(checked)) return verdict;
     const known = times;
-    return checked.then(() => verdict, (err: unknown) => failed(err, known, decoded));
+    return checked.then(
+      () => verdict,
+      (err: unknown) => failed(err, known, decoded),
+    );
   }
 
   /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
   function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): MaybePromise<Verdict> {
     const alg = decoded.header.alg;
-    if (!keyFitsAlgorithm(key, alg)) return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
+    if (!keyFitsAlgorithm(key, alg))
+      return failed(new TokenAuthError('invalid_token', { reason: 'key-mismatch' }), undefined, decoded);
     let good: boolean;
     try {
       good = signatureIsGood(token, decoded.signedEnd, alg, key);
@@ -102,7 +123,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
         return false;
       }
     });
-    if (signer === undefined) return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
+    if (signer === undefined)
+      return failed(new TokenAuthError('invalid_token', { reason: 'signature' }), undefined, decoded);
     return judgeClaims(decoded.payload, decoded.payloadLength, now, decoded, keyHandle(signer));
   }
 
@@ -118,7 +140,10 @@ export function createVerifier(config: VerifierConfig): Verifier {
     }
     const known = decoded;
     if (!isThenable(key)) return judgeChoice(token, known, key, now);
-    return key.then((k) => judgeChoice(token, known, k, clock()), (err: unknown) => failed(err, undefined, known));
+    return key.then(
+      (k) => judgeChoice(token, known, k, clock()),
+      (err: unknown) => failed(err, undefined, known),
+    );
   }
 
   function verifyRemotely(remote: RemoteClaimsSource, token: string): Promise<Verdict> {
@@ -142,7 +167,11 @@ export function createVerifier(config: VerifierConfig): Verifier {
   }
 
   /** One verification; `trace` is the diagnostics context, undefined when nobody listens. */
-  function verifyWith(token: string, precheck: Precheck | undefined, trace: VerifyTrace | undefined): MaybePromise<VerifiedClaims> {
+  function verifyWith(
+    token: string,
+    precheck: Precheck | undefined,
+    trace: VerifyTrace | undefined,
+  ): MaybePromise<VerifiedClaims> {
     const now = clock();
     const key = cache.lookupKey(token);
     if (key !== undefined) {
@@ -176,10 +205,13 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // is needed for in-flight sharing anyway. Only the synchronous cold path waits for a second sighting.
     const shareKey = key ?? cache.keyOf(token);
     return cache
-      .share(shareKey, verdict.then((settled) => {
-        remember(shareKey, token, settled, key === undefined);
-        return settled;
-      }))
+      .share(
+        shareKey,
+        verdict.then((settled) => {
+          remember(shareKey, token, settled, key === undefined);
+          return settled;
+        }),
+      )
       .then((settled) => {
         noteVerdict(trace, settled, false);
         return conclude(settled, clock());
@@ -189,9 +221,10 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const traceSource = source.kind === 'jws' ? 'local' : 'upstream';
   return {
     verify(token, precheck) {
-      return isVerifyTraced() ? traceVerify(traceSource, verifyWith, token, precheck) : verifyWith(token, precheck, undefined);
+      return isVerifyTraced()
+        ? traceVerify(traceSource, verifyWith, token, precheck)
+        : verifyWith(token, precheck, undefined);
     },
     stats: () => cache.stats(),
   };
 }
-
