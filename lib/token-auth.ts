@@ -71,7 +71,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   type C = ClaimsOf<M, D>;
   const resolved = resolveOptions(options);
   const keys = createTokenSource(resolved);
-  // Introspection (SPEC §16) is a second, remote source beside the discovered keys; shared verdicts wrap the remote one.
+  // Introspection (RFC 7662, docs/introspection.md) is a second, remote source beside the discovered keys; shared verdicts wrap the remote one.
   const introspected = createIntrospectionSource(resolved.introspection, keys, {
     clock: resolved.clock,
     clockTolerance: resolved.rules.clockTolerance,

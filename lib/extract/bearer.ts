@@ -103,7 +103,7 @@ export function checkTokenSyntax(token: unknown, maxTokenLength: number, syntax:
   return alphabetFault(token, syntax) ?? token;
 }
 
-/** The alphabet rule of §3.1: undefined when every character is allowed, else the `invalid_token` fault. */
+/** The alphabet rule (base64url and dots; RFC 6750 b64token in upstream mode): undefined when every character is allowed, else the `invalid_token` fault. */
 export function alphabetFault(token: string, syntax: TokenSyntax): TokenAuthError | undefined {
   return (syntax === 'jws' ? JWS_CHARS : B64TOKEN).test(token) ? undefined : invalid('syntax');
 }

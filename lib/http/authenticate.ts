@@ -147,7 +147,8 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
 
   /** Challenges never depend on the request's Host: `resource_metadata` comes from the configured resource. */
   function challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError {
-    // The route's scopes on a 401 belong to a protected resource's challenges (§15); without one, RFC 6750 as in §7.
+    // The route's scopes on a 401 belong to a protected resource's challenges (docs/protected-resource.md); without
+    // one, plain RFC 6750.
     const context: ChallengeContext = {
       realm,
       resourceMetadata,

@@ -1,4 +1,4 @@
-// Which way a token goes when introspection is on (SPEC §16): a JWT of the configured issuer is verified here with
+// Which way a token goes when introspection is on (docs/introspection.md): a JWT of the configured issuer is verified here with
 // its keys; anything else is asked of the authorization server. One choice per token, made on a cache miss.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';

@@ -1,4 +1,4 @@
-// The `introspection` and `introspect` options (SPEC §16): who we are at the authorization server, where its
+// The `introspection` and `introspect` options (docs/introspection.md): who we are at the authorization server, where its
 // introspection endpoint is, and which tokens are asked about. Checked once, at createTokenAuth.
 import { parseDuration, type Duration } from '../base/duration';
 import { optionError } from '../base/option-error';

@@ -1,4 +1,4 @@
-// RFC 7662 token introspection as a remote claims source (SPEC §16): the token is asked about at the authorization
+// RFC 7662 token introspection as a remote claims source (docs/introspection.md): the token is asked about at the authorization
 // server's introspection endpoint, like upstream mode asks its service, so shared verdicts and the breaker apply.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';

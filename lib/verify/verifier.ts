@@ -60,7 +60,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const policy = config.claims;
   const signatureIsGood = createSignatureCheck();
 
-  /** §3.4–3.6 and §10's claim rules on a payload whose origin is established; async only for an async validateClaims. */
+  /** The claim rules (times, issuer, audience, the claims mode: docs/options.md) on a payload whose origin is established; async only for an async validateClaims. */
   function judgeClaims(
     payload: Record<string, unknown>,
     size: number,
@@ -95,7 +95,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     );
   }
 
-  /** §3.3: the signature, by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
+  /** The signature (RFC 7515 §5.2), by jsonwebtoken, with a KeyObject that must fit the header's algorithm. */
   function judgeSignature(token: string, decoded: DecodedJws, key: KeyObject, now: number): MaybePromise<Verdict> {
     const alg = decoded.header.alg;
     if (!keyFitsAlgorithm(key, alg))
