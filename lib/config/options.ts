@@ -35,7 +35,7 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Life of a remembered token fault (default 5 s). */
   errorTtl?: Duration;
-  /** Upstream mode: share the upstream's verdicts across a fleet (`createRedisStore`; docs/fleet.md). */
+  /** Upstream mode and introspection: share the remote verdicts across a fleet (`createRedisStore`; docs/fleet.md). */
   shared?: SharedVerdictStore;
 }
 
@@ -88,7 +88,7 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends Resou
   realm?: string;
   /** Sees every failure, for logging. Never receives the token. */
   onError?: (err: TokenAuthError, req: Request | undefined) => void;
-  /** Allow `http:` key or upstream URLs outside loopback (default false). */
+  /** Allow `http:` remote addresses (keys, discovery, upstream, introspection) outside loopback (default false). */
   allowInsecureHttp?: boolean;
   /** Accept DPoP-bound tokens with their proofs (RFC 9449). */
   dpop?: DpopOptions;

@@ -11,8 +11,8 @@ import { optionError } from '../base/option-error';
  * remote sends with an outage is one failure like any other; once the breaker opens, it stays open for the longest
  * such wait the failures that opened it asked for (see `run`).
  *
- * Remote-agnostic: the upstream source wraps its verify call in `run`; a JWKS or discovery fetch could wrap its
- * fetch the same way, counting only outages (not answers about a token) as failures.
+ * Remote-agnostic: the upstream and introspection sources wrap their calls in `run`, counting only outages (not
+ * answers about a token) as failures.
  */
 
 /** `breaker` option: `false` turns it off. */

@@ -1,4 +1,4 @@
-// Shared verdicts for a fleet (`cache.shared`): a remote source's answers stored so a token costs one upstream call
+// Shared verdicts for a fleet (`cache.shared`): a remote source's answers stored so a token costs one remote call
 // per fleet, not per instance.
 import * as crypto from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
@@ -8,14 +8,14 @@ import { optionError } from '../base/option-error';
 import { createSingleFlight, MAX_FLIGHTS, type FlightStats, type VerdictLockStore } from './single-flight';
 
 /**
- * Verdicts of the upstream shared across a fleet (`cache.shared`, docs/fleet.md): a token costs one upstream call per
- * fleet, not one per instance. Only upstream mode has verdicts worth sharing (a local signature check costs
+ * Verdicts of a remote source (upstream mode, introspection) shared across a fleet (`cache.shared`, docs/fleet.md):
+ * a token costs one remote call per fleet, not one per instance. Only remote sources have verdicts worth sharing (a local signature check costs
  * microseconds, a shared lookup a network round trip).
  */
 
 /**
  * Where shared verdicts live. Both calls wait a bounded time and reject when the store is unreachable; the
- * caller then falls back to its own cache and the upstream. `key` is a hex SHA-256 of the source's identity and the
+ * caller then falls back to its own cache and the remote source. `key` is a hex SHA-256 of the source's identity and the
  * token (of the token alone for a source without one), never the token.
  */
 export interface SharedVerdictStore {
@@ -42,7 +42,7 @@ export function resolveSharedVerdicts(cache: unknown): SharedVerdictStore | unde
   return store as SharedVerdictStore;
 }
 
-/** What is stored: the upstream's payload (checked again locally when read), or its "invalid token" answer. */
+/** What is stored: the remote source's payload (checked again locally when read), or its "invalid token" answer. */
 type SharedVerdict = { ok: true; payload: Record<string, unknown> } | { ok: false; code: 'invalid_token' };
 
 /**
@@ -108,11 +108,11 @@ export interface SharedVerdictSource extends RemoteClaimsSource {
 }
 
 /**
- * The upstream source with a fleet-wide verdict store in front: a stored verdict answers without calling the
- * upstream; a fresh answer is stored — a success until min(`cache.ttl`, `exp`), an "invalid token" for
- * `errorTtl`, an outage never. The payload of a stored success goes through the verifier's local checks (times,
- * issuer, audience, shape) exactly as an upstream answer does. A store that cannot be reached is skipped: the
- * upstream answers (fail open, since the upstream remains the authority). With a store that offers locks, a new
+ * A remote source (upstream, introspection) with a fleet-wide verdict store in front: a stored verdict answers
+ * without calling the remote; a fresh answer is stored — a success until min(`cache.ttl`, `exp`), an "invalid
+ * token" for `errorTtl`, an outage never. The payload of a stored success goes through the verifier's local checks
+ * (times, issuer, audience, shape) exactly as a fresh answer does. A store that cannot be reached is skipped: the
+ * remote answers (fail open, since it remains the authority). With a store that offers locks, a new
  * token costs one call per fleet even when every instance sees it at once (verify/single-flight.ts).
  */
 export function withSharedVerdicts(
@@ -169,7 +169,7 @@ export function withSharedVerdicts(
     try {
       stored = await store.getVerdict(key);
     } catch {
-      stored = undefined; // unreachable: fall back to the upstream
+      stored = undefined; // unreachable: fall back to the remote source
     }
     const known = stored === undefined ? undefined : answerOf(stored, source);
     return known ?? alone(key, token);

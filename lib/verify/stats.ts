@@ -8,7 +8,7 @@ import type { RevocationList, RevocationStats } from './revocation';
 
 /** What `stats()` adds beside the cache counters when a fleet feature is in use (docs/fleet.md). */
 export interface FleetStats {
-  /** The upstream's circuit breaker (upstream mode). */
+  /** The remote source's circuit breaker (upstream mode, introspection). */
   breaker?: BreakerStats;
   /** Fleet single flight of shared verdicts (`cache.shared` on a store with locks). */
   flight?: FlightStats;
