@@ -48,12 +48,13 @@ export interface RouteAuthentication {
   readonly tokenSeen: ((req: Request, token: string) => void) | undefined;
 }
 
+/** The authentication of a route that needs a valid token meeting `requirement`, and hands the token to nobody. */
+export function authenticationFor(requirement: RouteRequirement): RouteAuthentication {
+  return Object.freeze({ requirement, tokenOptional: false, tokenSeen: undefined });
+}
+
 /** `verify(token)`: a token handed over directly, no request, no route demand. */
-const DIRECT: RouteAuthentication = Object.freeze({
-  requirement: OPEN_ROUTE,
-  tokenOptional: false,
-  tokenSeen: undefined,
-});
+const DIRECT = authenticationFor(OPEN_ROUTE);
 
 /** Build the request pipeline for one TokenAuth. */
 export function createAuthenticator(options: ResolvedOptions, verifier: Verifier, syntax: TokenSyntax): Authenticator {

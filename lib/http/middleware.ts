@@ -3,7 +3,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { VerifiedClaims } from '../token/claims';
 import { OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
-import type { Authenticator } from './authenticate';
+import { authenticationFor, type Authenticator, type RouteAuthentication } from './authenticate';
 import { guardRoute } from './guard';
 
 function putOnRequest(req: Request, _res: unknown, claims: VerifiedClaims | undefined): void {
@@ -14,12 +14,16 @@ function putOnRequest(req: Request, _res: unknown, claims: VerifiedClaims | unde
 /** `requireVerifiedUser(scopes, options)`: a valid token meeting `requirement` (parsed at set-up), else an answer. */
 export function requireVerifiedUser(auth: Authenticator, requirement: RouteRequirement): RequestHandler {
   return guardRoute(auth, {
-    authentication: Object.freeze({ requirement, tokenOptional: false, tokenSeen: undefined }),
+    authentication: authenticationFor(requirement),
     accept: putOnRequest,
   });
 }
 
-const OPTIONAL = Object.freeze({ requirement: OPEN_ROUTE, tokenOptional: true, tokenSeen: undefined });
+const OPTIONAL: RouteAuthentication = Object.freeze({
+  requirement: OPEN_ROUTE,
+  tokenOptional: true,
+  tokenSeen: undefined,
+});
 
 /** `optionalVerifiedUser()`: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
 export function optionalVerifiedUser(auth: Authenticator): RequestHandler {

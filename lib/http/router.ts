@@ -1,13 +1,13 @@
 // The verify endpoint (GET/POST …/auth/@users/verify) answering Shape B (claims) or Shape A (profile).
 import type { Request, RequestHandler, Response } from 'express';
-import type { Authenticator, RouteAuthentication } from './authenticate';
+import { authenticationFor, type Authenticator, type RouteAuthentication } from './authenticate';
 import type { JwtClaims } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
 import { isProfileResult, toProfile, type ProfileResult } from '../token/profile';
 import { guardRoute } from './guard';
 import { addRequiredScopes, parseScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
-import { OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
+import { OPEN_ROUTE } from '../token/step-up';
 import { optionError } from '../base/option-error';
 
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
@@ -52,9 +52,6 @@ interface RouterConfig {
   resolveProfile: ProfileResolver;
 }
 
-const viewAuthentication = (requirement: RouteRequirement): RouteAuthentication =>
-  Object.freeze({ requirement, tokenOptional: false, tokenSeen: undefined });
-
 function resolveRouterOptions(input: unknown): RouterConfig {
   if (input === undefined) input = {};
   if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('expects an options object');
@@ -70,9 +67,9 @@ function resolveRouterOptions(input: unknown): RouterConfig {
   );
   return {
     defaultView,
-    claimsView: viewAuthentication({ scopes: claimsScopes, stepUp: undefined }),
-    profileView: viewAuthentication({ scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), stepUp: undefined }),
-    unknownView: viewAuthentication(OPEN_ROUTE),
+    claimsView: authenticationFor({ scopes: claimsScopes, stepUp: undefined }),
+    profileView: authenticationFor({ scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), stepUp: undefined }),
+    unknownView: authenticationFor(OPEN_ROUTE),
     resolveProfile: resolveProfile as ProfileResolver,
   };
 }
