@@ -4,7 +4,12 @@ import type { RequestHandler } from 'express';
 import { routeGuard, type TokenAuth } from './token-auth';
 import type { JwtClaims } from './token/claim-modes';
 import { mcpAuthMiddleware, type RequireMcpAuthOptions } from './mcp/require-mcp-auth';
-import { createMcpTokenVerifier, type McpTokenVerifier, type McpTokenVerifierOptions } from './mcp/token-verifier';
+import {
+  createMcpTokenVerifier,
+  type McpTokenVerifier,
+  type McpTokenVerifierOptions,
+  type McpVerifySource,
+} from './mcp/token-verifier';
 import type { ModuleLoader } from './mcp/sdk-errors';
 
 export type { McpAuthInfo } from './mcp/auth-info';
@@ -44,9 +49,9 @@ export function mcpTokenVerifierLoading(load: ModuleLoader) {
     options?: McpTokenVerifierOptions,
   ): McpTokenVerifier {
     const { resource, dpopRequired } = routeGuard(auth);
-    const source = {
+    const source: McpVerifySource = {
       verify: (token: string) => auth.verify(token),
-      scopesOf: (claims: JwtClaims) => auth.scopesOf(claims),
+      scopesOf: (claims) => auth.scopesOf(claims),
       resource,
       dpopRequired,
     };

@@ -7,13 +7,13 @@ import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
 import type { VerifiedClaims } from './token/claims';
 import { TokenAuthError } from './base/errors';
 import { createTokenSource } from './remote';
-import { verifiedUserMiddleware } from './http/middleware';
+import { optionalVerifiedUser, requireVerifiedUser } from './http/middleware';
 import type { TokenAuthOptions } from './config/options';
 import { resolveOptions } from './config/resolve';
 import { createVerifyRouter, type VerifyRouterOptions } from './http/router';
 import { fleetStats, type FleetStats } from './verify/stats';
 import type { ScopeRequirementInput } from './token/scopes';
-import { OPEN_ROUTE, parseRouteRequirement, type RouteOptions } from './token/step-up';
+import { parseRouteRequirement, type RouteOptions } from './token/step-up';
 import { protectedResourceMetadataRouter, type AuthorizationServers } from './http/protected-resource';
 import { createRouteGuard, guardedClaims, type RouteGuard } from './http/guard';
 import type { ResolvedOptions } from './config/options';
@@ -99,9 +99,9 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     requireVerifiedUser: acceptUncalled(
       'requireVerifiedUser',
       (scopes?: ScopeRequirementInput, routeOptions?: RouteOptions) =>
-        verifiedUserMiddleware(auth, parseRouteRequirement(scopes, routeOptions), false),
+        requireVerifiedUser(auth, parseRouteRequirement(scopes, routeOptions)),
     ),
-    optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => verifiedUserMiddleware(auth, OPEN_ROUTE, true)),
+    optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => optionalVerifiedUser(auth)),
     verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) =>
       createVerifyRouter(auth, routerOptions),
     ),

@@ -19,13 +19,8 @@ import { isThenable, type MaybePromise } from '../base/values';
  * RFC 6750 challenge.
  */
 export interface Authenticator {
-  /** `seen`, when given, receives the access token that passed (for an entry that hands it on, such as MCP's AuthInfo). */
-  authenticate(
-    req: Request,
-    requirement: RouteRequirement,
-    optional: boolean,
-    seen?: SeenToken,
-  ): MaybePromise<VerifiedClaims | undefined>;
+  /** The claims of this request's token on this route; undefined only for a request without one on an optional route. */
+  authenticate(req: Request, route: RouteAuthentication): MaybePromise<VerifiedClaims | undefined>;
   /** A failure with the challenges this request gets on this route (Bearer and DPoP, `resource_metadata`, `scope`). */
   challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError;
   /** `verify(token)`: the same checks for a token handed over directly (no scopes, `req` undefined). */
@@ -40,10 +35,26 @@ export interface Authenticator {
   close(): void;
 }
 
-/** Where `authenticate` leaves the access token it accepted. */
-export interface SeenToken {
-  token: string | undefined;
+/**
+ * How one route authenticates its requests, named, built once at set-up and never per request (`http/guard.ts`
+ * builds one per route, or one per requirement an entry picks).
+ */
+export interface RouteAuthentication {
+  /** The route's scopes and step-up demand. */
+  readonly requirement: RouteRequirement;
+  /** A request without any token passes with no claims (`optionalVerifiedUser`) instead of a 401 `missing_token`. */
+  readonly tokenOptional: boolean;
+  /** Receives the access token about to be verified, for an entry that hands it on (MCP's AuthInfo). */
+  readonly tokenSeen: ((req: Request, token: string) => void) | undefined;
 }
+
+/** The authentication of a route that needs a valid token meeting `requirement`, and hands the token to nobody. */
+export function authenticationFor(requirement: RouteRequirement): RouteAuthentication {
+  return Object.freeze({ requirement, tokenOptional: false, tokenSeen: undefined });
+}
+
+/** `verify(token)`: a token handed over directly, no request, no route demand. */
+const DIRECT = authenticationFor(OPEN_ROUTE);
 
 /** Build the request pipeline for one TokenAuth. */
 export function createAuthenticator(options: ResolvedOptions, verifier: Verifier, syntax: TokenSyntax): Authenticator {
@@ -110,18 +121,17 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
 
   function check(
     token: string | undefined | null | TokenAuthError,
-    requirement: RouteRequirement,
-    optional: boolean,
+    route: RouteAuthentication,
     req: Request | undefined,
     precheck?: (token: string) => TokenAuthError | undefined,
-    seen?: SeenToken,
   ): MaybePromise<VerifiedClaims | undefined> {
     if (token instanceof TokenAuthError) throw token;
     if (token === undefined || token === null) {
-      if (optional) return undefined;
+      if (route.tokenOptional) return undefined;
       throw new TokenAuthError('missing_token');
     }
-    if (seen !== undefined) seen.token = token;
+    if (route.tokenSeen !== undefined && req !== undefined) route.tokenSeen(req, token);
+    const { requirement } = route;
     const claims = verifier.verify(token, precheck);
     if (!isThenable(claims)) return bound(claims, token, requirement, req);
     return claims.then((c) => bound(c, token, requirement, req));
@@ -166,7 +176,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     errors: options.errors,
     revocation: revocationList,
     challenge,
-    authenticate(req, requirement, optional, seen) {
+    authenticate(req, route) {
       try {
         let token: MaybePromise<string | undefined | TokenAuthError>;
         try {
@@ -176,16 +186,16 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
           return tokenHookFailed(err);
         }
         const result = isThenable(token)
-          ? token.then((t) => check(t, requirement, optional, req, undefined, seen), tokenHookFailed)
-          : check(token, requirement, optional, req, getToken === undefined ? alphabet : undefined, seen);
-        return isThenable(result) ? result.catch((err: unknown) => challenged(err, req, requirement)) : result;
+          ? token.then((t) => check(t, route, req), tokenHookFailed)
+          : check(token, route, req, getToken === undefined ? alphabet : undefined);
+        return isThenable(result) ? result.catch((err: unknown) => challenged(err, req, route.requirement)) : result;
       } catch (err) {
-        return challenged(err, req, requirement);
+        return challenged(err, req, route.requirement);
       }
     },
     async verifyToken(token) {
       try {
-        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), OPEN_ROUTE, false, undefined);
+        const claims = await check(checkTokenSyntax(token, maxTokenLength, syntax), DIRECT, undefined);
         return claims as VerifiedClaims;
       } catch (err) {
         const failure = withChallenge(asTokenAuthError(err), { realm, resourceMetadata, scope: '' });

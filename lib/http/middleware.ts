@@ -1,47 +1,31 @@
-// The Express middleware of requireVerifiedUser and optionalVerifiedUser: runs authenticate, sets req.auth, answers
-// failures through respond.ts.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Authenticator } from './authenticate';
-import { isPreflight } from '../extract/bearer';
+// requireVerifiedUser and optionalVerifiedUser: the route guard with the route's authentication, putting the
+// verified claims on req.auth.
+import type { Request, RequestHandler } from 'express';
 import type { VerifiedClaims } from '../token/claims';
-import { failRequest } from './respond';
-import type { RouteRequirement } from '../token/step-up';
-import { isThenable } from '../base/values';
+import { OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
+import { authenticationFor, type Authenticator, type RouteAuthentication } from './authenticate';
+import { guardRoute } from './guard';
 
-/**
- * The Express adapter: run the authenticator, put the claims on `req.auth`, and answer or forward failures.
- * A CORS preflight passes through unauthenticated.
- */
-export function verifiedUserMiddleware(
-  auth: Authenticator,
-  requirement: RouteRequirement,
-  optional: boolean,
-): RequestHandler {
-  const fail = (err: unknown, req: Request, res: Response, next: NextFunction) =>
-    failRequest(auth, err, req, res, next);
-  const succeed = (claims: VerifiedClaims | undefined, req: Request, next: NextFunction) => {
-    // Not through the declared type: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo.
-    (req as { auth?: unknown }).auth = claims;
-    next();
-  };
+function putOnRequest(req: Request, _res: unknown, claims: VerifiedClaims | undefined): void {
+  // Not through the declared type: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo.
+  (req as { auth?: unknown }).auth = claims;
+}
 
-  return function verifiedUser(req, res, next) {
-    if (isPreflight(req.method, req.headers)) {
-      next();
-      return;
-    }
-    let result;
-    try {
-      result = auth.authenticate(req, requirement, optional);
-    } catch (err) {
-      fail(err, req, res, next);
-      return;
-    }
-    if (isThenable(result))
-      result.then(
-        (claims) => succeed(claims, req, next),
-        (err: unknown) => fail(err, req, res, next),
-      );
-    else succeed(result, req, next);
-  };
+/** `requireVerifiedUser(scopes, options)`: a valid token meeting `requirement` (parsed at set-up), else an answer. */
+export function requireVerifiedUser(auth: Authenticator, requirement: RouteRequirement): RequestHandler {
+  return guardRoute(auth, {
+    authentication: authenticationFor(requirement),
+    accept: putOnRequest,
+  });
+}
+
+const OPTIONAL: RouteAuthentication = Object.freeze({
+  requirement: OPEN_ROUTE,
+  tokenOptional: true,
+  tokenSeen: undefined,
+});
+
+/** `optionalVerifiedUser()`: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
+export function optionalVerifiedUser(auth: Authenticator): RequestHandler {
+  return guardRoute(auth, { authentication: OPTIONAL, accept: putOnRequest });
 }

@@ -1,14 +1,13 @@
 // The verify endpoint (GET/POST …/auth/@users/verify) answering Shape B (claims) or Shape A (profile).
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Authenticator } from './authenticate';
-import { isPreflight } from '../extract/bearer';
+import type { Request, RequestHandler, Response } from 'express';
+import { authenticationFor, type Authenticator, type RouteAuthentication } from './authenticate';
 import type { JwtClaims } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
 import { isProfileResult, toProfile, type ProfileResult } from '../token/profile';
-import { failRequest } from './respond';
+import { guardRoute } from './guard';
 import { addRequiredScopes, parseScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
-import { OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
+import { OPEN_ROUTE } from '../token/step-up';
 import { optionError } from '../base/option-error';
 
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
@@ -46,8 +45,10 @@ function fail(message: string): never {
 
 interface RouterConfig {
   defaultView: VerifyView;
-  claimsScopes: RouteRequirement;
-  profileScopes: RouteRequirement;
+  /** Each view's authentication, and that of a request naming no known view (its 400 comes after the token's check). */
+  claimsView: RouteAuthentication;
+  profileView: RouteAuthentication;
+  unknownView: RouteAuthentication;
   resolveProfile: ProfileResolver;
 }
 
@@ -66,8 +67,9 @@ function resolveRouterOptions(input: unknown): RouterConfig {
   );
   return {
     defaultView,
-    claimsScopes: { scopes: claimsScopes, stepUp: undefined },
-    profileScopes: { scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), stepUp: undefined },
+    claimsView: authenticationFor({ scopes: claimsScopes, stepUp: undefined }),
+    profileView: authenticationFor({ scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), stepUp: undefined }),
+    unknownView: authenticationFor(OPEN_ROUTE),
     resolveProfile: resolveProfile as ProfileResolver,
   };
 }
@@ -94,20 +96,27 @@ function requestedView(url: string, fallback: VerifyView): VerifyView | undefine
 export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOptions<never>): RequestHandler {
   const config = resolveRouterOptions(options);
 
-  const failWith = (err: unknown, req: Request, res: Response, next: NextFunction) =>
-    failRequest(auth, err, req, res, next);
-
-  async function answer(req: Request): Promise<VerifiedClaims | ProfileResult> {
+  /** After the preflight check: no-store, the method, and the requested view's authentication. */
+  function authentication(req: Request, res: Response): RouteAuthentication {
+    // Set first, so that errors forwarded with `errors: 'next'` keep it whatever renders them.
+    res.setHeader('Cache-Control', 'no-store');
+    if (!ALLOWED_METHODS.has(req.method))
+      throw new TokenAuthError('method_not_allowed', { headers: { Allow: ALLOW }, reason: 'method' });
     const view = requestedView(req.url, config.defaultView);
     // Check order is token (401), view (400), scopes (403), profile (404): an unknown view is judged only after
     // the token, and scopes are asked only for a view that exists.
-    const requirement =
-      view === 'profile' ? config.profileScopes : view === 'claims' ? config.claimsScopes : OPEN_ROUTE;
-    const claims = await auth.authenticate(req, requirement, false);
-    if (claims === undefined) throw new TokenAuthError('missing_token');
-    if (view === undefined) throw new TokenAuthError('invalid_request', { message: INVALID_VIEW, reason: 'view' });
-    if (view === 'claims') return claims;
+    return view === 'profile' ? config.profileView : view === 'claims' ? config.claimsView : config.unknownView;
+  }
 
+  async function answer(req: Request, res: Response, claims: VerifiedClaims | undefined): Promise<void> {
+    if (claims === undefined) throw new TokenAuthError('missing_token');
+    const view = requestedView(req.url, config.defaultView);
+    if (view === undefined) throw new TokenAuthError('invalid_request', { message: INVALID_VIEW, reason: 'view' });
+    const body = view === 'claims' ? claims : await profileOf(claims, req);
+    if (!res.headersSent) res.status(200).json(body);
+  }
+
+  async function profileOf(claims: VerifiedClaims, req: Request): Promise<ProfileResult> {
     let profile: unknown;
     try {
       profile = await config.resolveProfile(claims, req);
@@ -120,26 +129,12 @@ export function createVerifyRouter(auth: Authenticator, options?: VerifyRouterOp
     return profile;
   }
 
+  const guarded = guardRoute(auth, { authentication, accept: answer });
   return function verifyEndpoint(req, res, next) {
-    if (!VERIFY_PATH.test(req.path) || isPreflight(req.method, req.headers)) {
+    if (!VERIFY_PATH.test(req.path)) {
       next();
       return;
     }
-    // Set first, so that errors forwarded with `errors: 'next'` keep it whatever renders them.
-    res.setHeader('Cache-Control', 'no-store');
-    if (!ALLOWED_METHODS.has(req.method)) {
-      failWith(
-        new TokenAuthError('method_not_allowed', { headers: { Allow: ALLOW }, reason: 'method' }),
-        req,
-        res,
-        next,
-      );
-      return;
-    }
-    answer(req)
-      .then((body) => {
-        if (!res.headersSent) res.status(200).json(body);
-      })
-      .catch((err: unknown) => failWith(err, req, res, next));
+    guarded(req, res, next);
   };
 }

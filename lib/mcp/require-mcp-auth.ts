@@ -4,8 +4,11 @@ import type { Request, RequestHandler } from 'express';
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
+import type { RouteGuard } from '../http/guard';
 import type { JwtClaims } from '../token/claim-modes';
+import type { ScopeReader } from '../token/scope-claim';
 import type { ScopeRequirementInput } from '../token/scopes';
+import type { RouteRequirement } from '../token/step-up';
 import { toAuthInfo } from './auth-info';
 import { calledTools, parseToolScopes } from './tools';
 
@@ -21,19 +24,6 @@ export interface RequireMcpAuthOptions {
   tools?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** What requireMcpAuth needs of a TokenAuth's route guard (`http/guard.ts`); `R` is a parsed requirement. */
-export interface McpRouteGuard<R> {
-  readonly resource: string | undefined;
-  requirement(scopes?: ScopeRequirementInput): R;
-  middleware(
-    pick: (req: Request) => R,
-    accept: (req: Request, verified: { claims: JwtClaims; token: string }) => void,
-  ): RequestHandler;
-}
-
-/** Reads a token's granted scopes as its TokenAuth does (`auth.scopesOf`). */
-export type ScopeReader = (claims: JwtClaims) => readonly string[] | undefined;
-
 const OPTION_NAMES = new Set(['scopes', 'tools']);
 
 /** The endpoint's requirement as `{ all, any }` lists, to add a tool's scopes to (validated by the guard first). */
@@ -47,8 +37,15 @@ function requirementParts(input: ScopeRequirementInput | undefined): {
   return { all: spec.all ?? [], any: spec.any ?? [] };
 }
 
-/** Build the middleware; options are checked here, once (a TypeError naming the option). */
-export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeReader, options: unknown): RequestHandler {
+/**
+ * Build the middleware on the TokenAuth's route guard (`routeGuard(auth)`), reading scopes with `scopesOf` (its
+ * `auth.scopesOf`); options are checked here, once (a TypeError naming the option).
+ */
+export function mcpAuthMiddleware<C extends JwtClaims>(
+  guard: RouteGuard<C>,
+  scopesOf: ScopeReader,
+  options: unknown,
+): RequestHandler {
   if (options !== undefined && !isObject(options))
     optionError('requireMcpAuth options must be an object { scopes, tools }');
   const given = (options ?? {}) as RequireMcpAuthOptions;
@@ -60,11 +57,11 @@ export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeRea
   const withTools = (scopes: readonly string[]) =>
     guard.requirement({ all: [...parts.all, ...scopes], any: parts.any });
   const tools = parseToolScopes(given.tools);
-  const perTool = new Map<string, R>();
+  const perTool = new Map<string, RouteRequirement>();
   for (const [name, scopes] of tools) perTool.set(name, withTools(scopes));
   const everyTool = withTools([...tools.values()].flat());
 
-  function pick(req: Request): R {
+  function pick(req: Request): RouteRequirement {
     if (tools.size === 0) return endpoint;
     const called = calledTools(req);
     // The transport would parse the body after us: no call could be seen, so none is let through unseen.
@@ -73,7 +70,7 @@ export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeRea
     if (called.kind === 'every') return everyTool;
     const gated = [...new Set(called.names)].filter((name) => tools.has(name));
     if (gated.length === 0) return endpoint;
-    if (gated.length === 1) return perTool.get(gated[0]) as R;
+    if (gated.length === 1) return perTool.get(gated[0]) as RouteRequirement;
     return withTools(gated.flatMap((name) => tools.get(name) ?? []));
   }
 

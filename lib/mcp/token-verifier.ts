@@ -5,8 +5,8 @@ import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import type { JwtClaims } from '../token/claim-modes';
+import type { ScopeReader } from '../token/scope-claim';
 import { toAuthInfo, type McpAuthInfo } from './auth-info';
-import type { ScopeReader } from './require-mcp-auth';
 import { loadSdkErrors, type McpSdkLine, type ModuleLoader, type SdkErrorFactory } from './sdk-errors';
 
 /** The SDK's `OAuthTokenVerifier` (1.x and 2.x). */
