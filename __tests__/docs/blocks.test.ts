@@ -1,4 +1,4 @@
-// Docs are tested: every code block of README.md and docs/*.md that claims to run (it imports) is named by a
+// Docs are tested: every code block of README.md and docs/*.md that claims to run (a top-level import or require) is named by a
 // `<!-- doc-test: id -->` marker, type-checked as a strict consumer compiles it, and run by its driver in
 // `__tests__/docs/<page>.ts` against loopback servers. How to add one: docs/testing.md, "Docs are tested".
 import { readdirSync } from 'node:fs';
@@ -39,8 +39,8 @@ describe('the docs code blocks', () => {
       if (block.id === undefined) {
         if (block.program)
           problems.push(
-            `${block.where}: a ${block.lang} program (it imports) with no <!-- doc-test: <id> --> line before its ` +
-              `fence: name it and add the id's driver to ${page}`,
+            `${block.where}: a ${block.lang} program (a top-level import or require) with no ` +
+              `<!-- doc-test: <id> --> line before its fence: name it and add the id's driver to ${page}`,
           );
         continue;
       }
@@ -80,6 +80,11 @@ describe('the docs code blocks', () => {
       const t = docRun(block, driver);
       try {
         await driver.run?.(t);
+      } catch (err) {
+        // What the block wrote on stderr (a stack, a refusal's reason) says why an answer was not the expected one.
+        const stderr = t.stderr();
+        if (err instanceof Error && stderr !== '') err.message += `\n\n${stderr}`;
+        throw err;
       } finally {
         await t.close();
       }

@@ -1,7 +1,12 @@
 // Drivers of docs/dpop.md's code blocks (see __tests__/fixtures/doc-run.ts).
-import type { DocDrivers } from '../fixtures/doc-run';
+import { excerpt, type DocDrivers } from '../fixtures/doc-run';
 
 export const drivers: DocDrivers = {
+  // The options excerpt: `store` is a shared ReplayStore (a fleet's createRedisStore).
+  'dpop-options': excerpt(`import type { TLSSocket } from 'node:tls';
+import type { ReplayStore } from 'express-verified-user';
+declare const store: ReplayStore;
+`),
   // The test lines as a script, against your app listening at `origin` (built from the block's issuer on its first
   // request, as your test would build it): the DPoP request must answer 200, or the script fails.
   'dpop-testing': {

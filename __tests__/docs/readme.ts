@@ -1,6 +1,6 @@
 // Drivers of README.md's code blocks (see __tests__/fixtures/doc-run.ts).
 import { startAuthorizationServer } from '../fixtures/authorization-server';
-import { call, type DocDrivers } from '../fixtures/doc-run';
+import { call, excerpt, type DocDrivers } from '../fixtures/doc-run';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { until } from '../fixtures/loopback-server';
 import { startRedisServer } from '../fixtures/redis-server';
@@ -26,6 +26,7 @@ export const drivers: DocDrivers = {
       expect(short.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="read:profile"/);
     },
   },
+  'readme-shape-b-options': excerpt(),
   // The MCP lines, in an app whose handler answers the AuthInfo it got: the same gate as docs/mcp.md's server.
   'readme-mcp': {
     before: `import express from 'express';

@@ -29,4 +29,16 @@ export const drivers: DocDrivers = {
       expect(stdout).toMatch(/^# fail 0$/m);
     },
   },
+  // The discovery lines as a script: the issuer serves discovery and JWKS; /me must answer 200, or the script fails.
+  'testing-discovery': {
+    before: `import request from 'supertest';
+import { createTokenAuth } from 'express-verified-user';
+import { createTestIssuer } from 'express-verified-user/testing';
+import { buildApp } from './src/app.mjs';
+`,
+    files: YOUR_APP,
+    async run(t) {
+      await t.script();
+    },
+  },
 };
