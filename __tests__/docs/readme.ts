@@ -5,6 +5,7 @@ import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { until } from '../fixtures/loopback-server';
 import { startRedisServer } from '../fixtures/redis-server';
 import { authorizationServer, callTool, expectProtectedResource, token } from './mcp';
+import { loaded, probe, PROBE } from './fleet';
 import { YOUR_APP } from './testing';
 
 export const drivers: DocDrivers = {
@@ -52,7 +53,7 @@ const mcpHandler: express.RequestHandler = (req, res) => {
       );
     },
   },
-  // The fleet lines in two instances on one redis-server: a logout on one is refused by the other.
+  // The fleet lines in two instances on one redis-server: a logout on one is refused by the other, which never saw it.
   'readme-fleet': {
     before: `import express from 'express';
 import { createClient } from 'redis';
@@ -63,15 +64,16 @@ await redisClient.connect();
 const options = { key: { secret: process.env.TOKEN_SECRET! }, issuer: '${ISSUER}', audience: '${AUDIENCE}' };
 const app = express();
 `,
-    after: 'app.listen(3000);\n',
+    after: `${PROBE}app.listen(3000);\n`,
     async run(t) {
       const redis = t.own(await startRedisServer());
       const env = { REDIS_URL: redis.url, TOKEN_SECRET: SECRET };
       const [a, b] = await Promise.all([t.serve({ env }), t.serve({ env })]);
+      await Promise.all([loaded(a.origin), loaded(b.origin)]);
       const token = sign(shapeB());
-      const logout = (origin: string) => call(`${origin}/logout`, { method: 'POST', token });
-      expect((await logout(a.origin)).status).toBe(204);
-      await until(async () => (await logout(b.origin)).status === 401, 'instance B to refuse the revoked token', 100);
+      expect(await probe(b.origin, token)).toBe(200);
+      expect((await call(`${a.origin}/logout`, { method: 'POST', token })).status).toBe(204);
+      await until(async () => (await probe(b.origin, token)) === 401, 'B to refuse the token A revoked', 100);
     },
   },
   // The test lines as a script: its request(...).expect(200) rejects, and the script fails, unless /me answers 200.
