@@ -1,0 +1,73 @@
+// Drivers of docs/fleet.md's code blocks (see __tests__/fixtures/doc-run.ts): two instances of the page's app on
+// one real redis-server.
+import { call, type DocDrivers } from '../fixtures/doc-run';
+import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { startRedisServer } from '../fixtures/redis-server';
+import { until } from '../fixtures/loopback-server';
+
+/** A route only the test adds to each instance: it answers the caller's claims, and changes nothing. */
+export const PROBE = `
+app.get('/doc-test/me', auth.requireVerifiedUser(), (req, res) => {
+  res.json(auth.claims(req));
+});
+`;
+
+/** GET the probe with `token`: 200 while the instance accepts it, 401 once it knows it is revoked. */
+export const probe = async (origin: string, token: string) => (await call(`${origin}/doc-test/me`, { token })).status;
+
+/** Wait until an instance has loaded the fleet's revocation list (it answers 503 with Retry-After: 1 before). */
+export async function loaded(origin: string): Promise<void> {
+  await until(async () => (await probe(origin, sign(shapeB()))) === 200, `${origin} to load the revocation list`, 200);
+}
+
+export const drivers: DocDrivers = {
+  // A logout on one instance (Express 5) is refused by the other (Express 4), which never saw it; so is a token
+  // revoked by jti and exp (revokeToken, through a route only the test adds); with Redis down, logout is 503 JSON
+  // with Retry-After.
+  'fleet-revocation': {
+    after: `${PROBE}
+app.post('/doc-test/revoke', express.json(), (req, res, next) => {
+  revokeToken(req.body.jti, req.body.exp).then(() => res.sendStatus(204), next);
+});
+`,
+    replace: { "issuer: '…', audience: '…'": `issuer: '${ISSUER}', audience: '${AUDIENCE}'` },
+    knownTypeErrors: [
+      {
+        code: 2345,
+        line: 'store.revoke(auth.claims(req))',
+        why:
+          'lib/token/claim-modes.ts ClaimsOf: without strictNullChecks (JavaScript, or TypeScript without strict) ' +
+          '`undefined extends ClaimsMode` holds, so auth.claims(req) is typed Readonly<unknown> when no claims mode is given',
+      },
+    ],
+    async run(t) {
+      const redis = t.own(await startRedisServer());
+      const env = { REDIS_URL: redis.url, TOKEN_SECRET: SECRET };
+      // "Express 4 and 5 alike": instance A on Express 5, instance B on Express 4 (the express4 alias).
+      const express4 = { "require('express')": "require('express4')" };
+      const [a, b] = await Promise.all([t.serve({ env }), t.serve({ env, replace: express4 })]);
+      await Promise.all([loaded(a.origin), loaded(b.origin)]);
+
+      const first = sign(shapeB());
+      expect(await probe(b.origin, first)).toBe(200);
+      expect((await call(`${a.origin}/logout`, { method: 'POST', token: first })).status).toBe(204);
+      await until(async () => (await probe(b.origin, first)) === 401, 'B to refuse the token A revoked', 100);
+      const again = await call(`${b.origin}/logout`, { method: 'POST', token: first });
+      expect(again.status).toBe(401);
+      expect(again.body).toEqual({ status: 'error', message: 'Invalid access token' });
+
+      const claims = shapeB();
+      const second = sign(claims);
+      expect(await probe(a.origin, second)).toBe(200);
+      const body = { jti: claims.jti, exp: claims.exp };
+      expect((await call(`${b.origin}/doc-test/revoke`, { method: 'POST', body })).status).toBe(204);
+      await until(async () => (await probe(a.origin, second)) === 401, 'A to refuse the token revoked by jti', 100);
+
+      await redis.stop();
+      const down = await call(`${a.origin}/logout`, { method: 'POST', token: sign(shapeB()) });
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('1');
+      expect(down.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
+    },
+  },
+};
