@@ -3,6 +3,7 @@
 import type { Request, RequestHandler } from 'express';
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { JwtClaims } from '../token/claim-modes';
 import type { ScopeRequirementInput } from '../token/scopes';
@@ -34,7 +35,7 @@ export interface McpRouteGuard<R> {
 /** Reads a token's granted scopes as its TokenAuth does (`auth.scopesOf`). */
 export type ScopeReader = (claims: JwtClaims) => readonly string[] | undefined;
 
-const OPTION_NAMES = new Set(['scopes', 'tools']);
+const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = { scopes: true, tools: true };
 
 /** The endpoint's requirement as `{ all, any }` lists, to add a tool's scopes to (validated by the guard first). */
 function requirementParts(input: ScopeRequirementInput | undefined): {
@@ -50,10 +51,9 @@ function requirementParts(input: ScopeRequirementInput | undefined): {
 /** Build the middleware; options are checked here, once (a TypeError naming the option). */
 export function mcpAuthMiddleware<R>(guard: McpRouteGuard<R>, scopesOf: ScopeReader, options: unknown): RequestHandler {
   if (options !== undefined && !isObject(options))
-    optionError('requireMcpAuth options must be an object { scopes, tools }');
+    optionError('', 'requireMcpAuth options must be an object { scopes, tools }');
   const given = (options ?? {}) as RequireMcpAuthOptions;
-  for (const key of Object.keys(given))
-    if (!OPTION_NAMES.has(key)) optionError(`requireMcpAuth has no option "${key}" (scopes, tools)`);
+  knownFields(given, MCP_AUTH_OPTIONS, '', 'requireMcpAuth');
 
   const endpoint = guard.requirement(given.scopes);
   const parts = requirementParts(given.scopes);
