@@ -12,6 +12,14 @@ const AUDIENCE = 'https://api.example.test';
 const make = (options: Record<string, unknown>) => () =>
   createTokenAuth({ audience: AUDIENCE, claims: 'jwt', ...options } as unknown as TokenAuthOptions).close();
 
+// Servers and TokenAuths a test started, stopped after it.
+const servers: LoopbackServer[] = [];
+const opened: TokenAuth[] = [];
+afterEach(async () => {
+  for (const auth of opened.splice(0)) auth.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
 describe('issuerBaseURL validation (at createTokenAuth, never at request time)', () => {
   it.each([
     [
@@ -182,13 +190,6 @@ describe('discovery.timeout: one refresh of metadata and key set together', () =
     expect(make(options)).toThrow(message);
   });
 
-  const servers: LoopbackServer[] = [];
-  const opened: TokenAuth[] = [];
-  afterEach(async () => {
-    for (const auth of opened.splice(0)) auth.close();
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-
   const key = ecKeys();
   let skew = 0;
   const clock = () => Date.now() / 1000 + skew;
@@ -253,13 +254,6 @@ describe('discovery.timeout: one refresh of metadata and key set together', () =
 });
 
 describe('one refresh path: one metadata fetch under way, one cooldown, whatever asks', () => {
-  const servers: LoopbackServer[] = [];
-  const opened: TokenAuth[] = [];
-  afterEach(async () => {
-    for (const auth of opened.splice(0)) auth.close();
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-
   const key = ecKeys();
   let now = 1_800_000_000;
   const clock = () => now;
