@@ -7,6 +7,7 @@ export { requireVerifiedUser, verifyRouter } from './default-auth';
 export { toProfile, type ProfileResult, type ProfileUser } from './token/profile';
 export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './http/router';
 export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode, type TokenFacts } from './base/errors';
+export { OptionError } from './base/option-error';
 export { errorHandler } from './http/respond';
 export type {
   VerifiedClaims,

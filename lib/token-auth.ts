@@ -62,8 +62,9 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
 }
 
 /**
- * Create a TokenAuth. Options are validated here, once: a wrong option throws a TypeError naming it, so a
- * misconfigured app fails at start-up, never at request time.
+ * Create a TokenAuth. Options are validated here, once, before anything is built: a wrong option throws an
+ * OptionError (a TypeError) whose `option` is its dotted path, so a misconfigured app fails at start-up, never at
+ * request time.
  */
 export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D = undefined>(
   options: TokenAuthOptions<ClaimsOf<M, D>> & { claims?: M; issuerBaseURL?: D },
@@ -77,7 +78,8 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     clockTolerance: resolved.rules.clockTolerance,
     allowInsecureHttp: resolved.allowInsecureHttp,
   });
-  const remote = withSharedVerdicts(introspected ?? keys, resolved);
+  const asked = introspected ?? keys;
+  const remote = asked.kind === 'remote' ? withSharedVerdicts(asked, resolved) : asked;
   // With introspection each token goes its own way (verify/dispatch.ts): the discovered keys, or the remote source.
   const source = introspected === undefined ? remote : keys;
   const route =
@@ -121,6 +123,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     protectedResourceMetadata: acceptUncalled('protectedResourceMetadata', () => {
       if (resolved.resource === undefined) {
         optionError(
+          'resource',
           'protectedResourceMetadata() needs option "resource": the URI of this protected resource (RFC 9728)',
         );
       }
@@ -159,7 +162,7 @@ const guards = new WeakMap<object, RouteGuard<never>>();
  */
 export function routeGuard<C extends JwtClaims>(auth: TokenAuth<C>): RouteGuard<C> {
   const guard = guards.get(auth);
-  if (guard === undefined) optionError('routeGuard expects a TokenAuth made by createTokenAuth');
+  if (guard === undefined) optionError('auth', 'routeGuard expects a TokenAuth made by createTokenAuth');
   return guard as RouteGuard<never> as RouteGuard<C>;
 }
 

@@ -4,6 +4,7 @@ import type { TokenAuthError } from '../../lib';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
 import { appRedisClient } from '../fixtures/app-redis-client';
 import { within } from '../fixtures/fleet';
+import { optionErrorOf } from '../fixtures/option-error';
 
 let server: RedisServer;
 const cleanups: Array<() => unknown> = [];
@@ -175,5 +176,28 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (
     await within(8000, () => list.stats().available, 'the list available again');
     await s.revoke(jti, soon());
     expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
+  });
+});
+
+describe('createRedisStore option errors name the option', () => {
+  it.each([
+    ['', 'evu:'],
+    ['prefx', { prefx: 'evu:' }],
+    ['prefix', { prefix: 42 }],
+    ['prefix', { prefix: 'a{}b:' }],
+    ['timeout', { timeout: 0 }],
+    ['timeout', { timeout: 'soon' }],
+    ['maxPending', { maxPending: 0 }],
+    ['maxPending', { maxPending: 1.5 }],
+  ])('an OptionError at "%s" for %p', (option, options) => {
+    const client = appRedisClient('ioredis', server.url, cleanups);
+    const err = optionErrorOf(() => createRedisStore(client, options as never).close());
+    expect(err.option).toBe(option);
+    expect(err.message).toMatch(/^express-verified-user: createRedisStore /);
+  });
+
+  it('an OptionError at "client" for anything that is not a node-redis or ioredis client', () => {
+    const err = optionErrorOf(() => createRedisStore({} as never));
+    expect(err.option).toBe('client');
   });
 });

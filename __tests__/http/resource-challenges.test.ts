@@ -7,6 +7,7 @@ import { createTokenAuth, TokenAuthError, type TokenAuthOptions } from '../../li
 import { routeGuard } from '../../lib/token-auth';
 import { createTestIssuer, type DpopHolder, type TestIssuer } from '../../lib/testing';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { optionErrorOf } from '../fixtures/option-error';
 import { listen, type Listening } from '../fixtures/listen';
 import { NOW, SECRET, sign } from '../fixtures/issuer';
 
@@ -472,5 +473,23 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
     it('refuses an object createTokenAuth did not make', () => {
       expect(() => routeGuard({} as never)).toThrow(TypeError);
     });
+  });
+});
+
+describe('requireVerifiedUser option errors name the option', () => {
+  it.each([
+    ['scopes', 'mcp:tools', undefined],
+    ['scopes', ['a b'], undefined],
+    ['scopes.all', { all: 'mcp:tools' }, undefined],
+    ['scopes.one', { one: ['mcp:tools'] }, undefined],
+    ['', ['mcp:tools'], 'mfa'],
+    ['acrs', ['mcp:tools'], { acrs: ['x'] }],
+    ['acr', ['mcp:tools'], { acr: [] }],
+    ['maxAge', ['mcp:tools'], { maxAge: 'soon' }],
+  ])('an OptionError at "%s"', (option, scopes, options) => {
+    const auth = createTokenAuth(base);
+    const err = optionErrorOf(() => auth.requireVerifiedUser(scopes as never, options as never));
+    auth.close();
+    expect(err.option).toBe(option);
   });
 });

@@ -13,6 +13,7 @@ import {
 import { resetDefaultTokenAuth } from '../../lib/default-auth';
 import { createTestIssuer } from '../../lib/testing';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { optionErrorOf } from '../fixtures/option-error';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 const PATH = '/api/auth/@users/verify';
@@ -608,14 +609,19 @@ describe('verifyRouter options', () => {
   afterAll(() => auth.close());
 
   it.each([
-    ['a non-object', 'claims'],
-    ['an unknown option', { view: 'claims' }],
-    ['an unknown defaultView', { defaultView: 'full' }],
-    ['requiredScopes as a string', { requiredScopes: 'identify' }],
-    ['requiredScopes with a space', { requiredScopes: ['identify email'] }],
-    ['a resolveProfile that is not a function', { resolveProfile: 'google' }],
-  ])('throws a TypeError at set-up for %s', (_case, options) => {
+    ['a non-object', 'claims', ''],
+    ['an unknown option', { view: 'claims' }, 'view'],
+    ['an unknown defaultView', { defaultView: 'full' }, 'defaultView'],
+    ['requiredScopes as a string', { requiredScopes: 'identify' }, 'requiredScopes'],
+    ['requiredScopes with a space', { requiredScopes: ['identify email'] }, 'requiredScopes'],
+    ['requiredScopes.all as a string', { requiredScopes: { all: 'identify' } }, 'requiredScopes.all'],
+    ['requiredScopes with another field', { requiredScopes: { some: ['identify'] } }, 'requiredScopes.some'],
+    ['a resolveProfile that is not a function', { resolveProfile: 'google' }, 'resolveProfile'],
+  ])('throws a TypeError at set-up for %s: an OptionError naming the option', (_case, options, option) => {
     expect(() => auth.verifyRouter(options as unknown as VerifyRouterOptions)).toThrow(TypeError);
+    const err = optionErrorOf(() => auth.verifyRouter(options as unknown as VerifyRouterOptions));
+    expect(err.option).toBe(option);
+    expect(err.message).toMatch(/^express-verified-user: verifyRouter /);
   });
 
   it('accepts no options and each documented option', () => {

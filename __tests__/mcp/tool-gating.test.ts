@@ -7,6 +7,7 @@ import { createTokenAuth } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { MAX_BATCH_CALLS } from '../../lib/mcp/tools';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { optionErrorOf } from '../fixtures/option-error';
 import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
 
 const RESOURCE = 'http://127.0.0.1:9/mcp';
@@ -140,5 +141,19 @@ describe('requireMcpAuth options', () => {
   ])('%s is a TypeError at set-up', (_name, options, message) => {
     expect(() => requireMcpAuth(auth, options as never)).toThrow(message);
     expect(() => requireMcpAuth(auth, options as never)).toThrow(TypeError);
+  });
+});
+
+describe('requireMcpAuth option errors name the option', () => {
+  it.each([
+    ['', 'x'],
+    ['scope', { scope: ['a'] }],
+    ['tools', { tools: ['admin'] }],
+    ['tools.admin', { tools: { admin: 'mcp:admin' } }],
+    ['scopes', { scopes: 'mcp:tools' }],
+    ['scopes.any', { scopes: { any: 'mcp:tools' } }],
+  ])('an OptionError at "%s" for %p', (option, options) => {
+    const err = optionErrorOf(() => requireMcpAuth(auth, options as never));
+    expect(err.option).toBe(option);
   });
 });

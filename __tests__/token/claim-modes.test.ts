@@ -1,6 +1,6 @@
 import { ResultCache } from '../../lib/verify/cache';
 import { modeHint, normalizeTyp, typRefused } from '../../lib/token/claim-modes';
-import { createKeySource } from '../../lib/keys';
+import { createTokenSource } from '../../lib/remote';
 import { resolveOptions } from '../../lib/config/resolve';
 import { scopesFromValue } from '../../lib/token/scope-claim';
 import { createVerifier } from '../../lib/verify/verifier';
@@ -18,7 +18,7 @@ function verifierFor(options: Partial<TokenAuthOptions>) {
   } as TokenAuthOptions<never>);
   const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
   return createVerifier({
-    source: createKeySource(resolved),
+    source: createTokenSource(resolved),
     rules: resolved.rules,
     claims: resolved.claims,
     clock: resolved.clock,

@@ -4,7 +4,7 @@ import { resolveClaimsMode } from '../token/claim-modes';
 import { isSupportedAlgorithm, type Algorithm } from '../jose/algorithms';
 import type { KeyOption } from './options';
 import { misspellingNote, misspellingsOf } from '../base/env-names';
-import { optionError } from '../base/option-error';
+import { optionError, OptionError } from '../base/option-error';
 import type { TokenAuthOptions } from './options';
 
 /** The variables that each give the key, one of which must be set. */
@@ -25,8 +25,8 @@ function list(value: string): string[] {
 
 const isSet = (env: NodeJS.ProcessEnv, name: string) => env[name] !== undefined && env[name]?.trim() !== '';
 
-/** The problems found so far, each a sentence naming a variable; thrown together by `optionsFromEnv`. */
-type Problems = string[];
+/** The problems found so far, each a sentence naming a variable and the option it feeds; thrown together by `optionsFromEnv`. */
+type Problems = Array<{ option: string; text: string }>;
 
 /** TOKEN_ISSUER or TOKEN_AUDIENCE: a value, a comma list, or "false". */
 function accepted(
@@ -36,9 +36,10 @@ function accepted(
 ): string | string[] | false {
   const value = env[name];
   if (value === undefined || value.trim() === '') {
-    problems.push(
-      `set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)${misspellingNote(name, env)}`,
-    );
+    problems.push({
+      option: name === 'TOKEN_ISSUER' ? 'issuer' : 'audience',
+      text: `set ${name} (a value, a comma-separated list, or "false" to leave it unchecked on purpose)${misspellingNote(name, env)}`,
+    });
     return false;
   }
   if (value.trim() === 'false') return false;
@@ -53,12 +54,12 @@ function keyFromEnv(
 ): { name: (typeof KEY_VARIABLES)[number]; value: string } | undefined {
   const set = KEY_VARIABLES.filter((name) => isSet(env, name));
   if (set.length > 1) {
-    problems.push(`set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})`);
+    problems.push({ option: 'key', text: `set only one of ${KEY_VARIABLES.join(', ')} (found ${set.join(' and ')})` });
     return undefined;
   }
   if (set.length === 0) {
     const notes = KEY_VARIABLES.map((name) => misspellingNote(name, env)).join('');
-    problems.push(`no key configured: set one of ${KEY_VARIABLES.join(', ')}${notes}`);
+    problems.push({ option: 'key', text: `no key configured: set one of ${KEY_VARIABLES.join(', ')}${notes}` });
     return undefined;
   }
   return { name: set[0], value: env[set[0]] as string };
@@ -71,21 +72,25 @@ function optionalFromEnv(env: NodeJS.ProcessEnv, problems: Problems): Partial<To
     const algorithms = list(env.TOKEN_ALGORITHMS as string);
     if (algorithms.every(isSupportedAlgorithm)) found.algorithms = algorithms as Algorithm[];
     else
-      problems.push(
-        'TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
-      );
+      problems.push({
+        option: 'algorithms',
+        text: 'TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
+      });
   }
   if (isSet(env, 'TOKEN_CLAIMS')) {
     try {
       found.claims = resolveClaimsMode((env.TOKEN_CLAIMS as string).trim(), false);
     } catch {
-      problems.push('TOKEN_CLAIMS must be strict, jwt or at+jwt');
+      problems.push({ option: 'claims', text: 'TOKEN_CLAIMS must be strict, jwt or at+jwt' });
     }
   }
   if (isSet(env, 'TOKEN_SCOPE_CLAIM')) {
     const names = (env.TOKEN_SCOPE_CLAIM as string).split(',').map((s) => s.trim());
     if (names.some((n) => n === ''))
-      problems.push('TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty');
+      problems.push({
+        option: 'scopeClaim',
+        text: 'TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty',
+      });
     else found.scopeClaim = names;
   }
   return found;
@@ -107,9 +112,11 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
   const issuer = discovery && !isSet(env, 'TOKEN_ISSUER') ? undefined : accepted(env, 'TOKEN_ISSUER', problems);
   const audience = accepted(env, 'TOKEN_AUDIENCE', problems);
   const optional = optionalFromEnv(env, problems);
-  if (problems.length === 1) optionError(problems[0]);
-  if (problems.length > 1)
-    optionError(`the environment does not configure the default TokenAuth:\n- ${problems.join('\n- ')}`);
+  if (problems.length === 1) optionError(problems[0].option, problems[0].text);
+  if (problems.length > 1) {
+    const texts = problems.map((problem) => problem.text);
+    optionError('', `the environment does not configure the default TokenAuth:\n- ${texts.join('\n- ')}`);
+  }
   const { name, value } = key as NonNullable<typeof key>;
   const options: TokenAuthOptions =
     name === 'TOKEN_ISSUER_BASE_URL'
@@ -120,25 +127,29 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): TokenAuthOptions {
 }
 
 /** The variable each option comes from when the environment configures it, for `fromVariable`. */
-const VARIABLE_OF_OPTION: ReadonlyArray<readonly [RegExp, string]> = [
-  [/"?key\.secret\b/, 'TOKEN_SECRET'],
-  [/"?key\.publicKey\b/, 'TOKEN_PUBLIC_KEY'],
-  [/"?key\.jwksUri\b/, 'TOKEN_JWKS_URI'],
-  [/"?key\.upstream\b/, 'TOKEN_UPSTREAM_URL'],
-  [/"issuerBaseURL\b/, 'TOKEN_ISSUER_BASE_URL'],
-  [/"algorithms"/, 'TOKEN_ALGORITHMS'],
-  [/"issuer"/, 'TOKEN_ISSUER'],
-  [/"audience"/, 'TOKEN_AUDIENCE'],
-];
+const VARIABLE_OF_OPTION: Readonly<Record<string, string>> = {
+  'key.secret': 'TOKEN_SECRET',
+  'key.publicKey': 'TOKEN_PUBLIC_KEY',
+  'key.jwksUri': 'TOKEN_JWKS_URI',
+  'key.upstream': 'TOKEN_UPSTREAM_URL',
+  issuerBaseURL: 'TOKEN_ISSUER_BASE_URL',
+  algorithms: 'TOKEN_ALGORITHMS',
+  issuer: 'TOKEN_ISSUER',
+  audience: 'TOKEN_AUDIENCE',
+  claims: 'TOKEN_CLAIMS',
+  scopeClaim: 'TOKEN_SCOPE_CLAIM',
+};
 
 /**
- * An option TypeError of `createTokenAuth` on options read from the environment, naming the variable the option
- * came from too (`… key.secret must be at least 32 bytes (got 12) [from TOKEN_SECRET]`); other errors as they are.
+ * An OptionError of `createTokenAuth` on options read from the environment, naming the variable its option came
+ * from too (`… key.secret must be at least 32 bytes (got 12) [from TOKEN_SECRET]`); other errors as they are.
  */
 export function fromVariable(err: unknown): unknown {
-  if (!(err instanceof TypeError) || !err.message.startsWith('express-verified-user: ')) return err;
-  const variable = VARIABLE_OF_OPTION.find(([pattern]) => pattern.test(err.message))?.[1];
-  return variable === undefined ? err : new TypeError(`${err.message} [from ${variable}]`);
+  if (!(err instanceof OptionError)) return err;
+  // `issuerBaseURL[1]`: one of the comma-separated URLs of TOKEN_ISSUER_BASE_URL.
+  const option = err.option.replace(/\[\d+\]$/, '');
+  const variable = Object.hasOwn(VARIABLE_OF_OPTION, option) ? VARIABLE_OF_OPTION[option] : undefined;
+  return variable === undefined ? err : new OptionError(err.option, `${err.message} [from ${variable}]`);
 }
 
 function keyOption(name: Exclude<(typeof KEY_VARIABLES)[number], 'TOKEN_ISSUER_BASE_URL'>, value: string): KeyOption {

@@ -1,5 +1,5 @@
 // The options of createTokenAuth as users write them (TokenAuthOptions) and as the pipeline reads them once
-// resolved (ResolvedOptions). Types only; config/resolve.ts validates and fills in defaults.
+// resolved (ResolvedOptions). Types only; config/resolve.ts asks each room to validate its part and fills in defaults.
 import type { Request } from 'express';
 import type { Duration } from '../base/duration';
 import type { TokenAuthError } from '../base/errors';
@@ -8,7 +8,8 @@ import type { VerifiedClaims } from '../token/claims';
 import type { RegisteredClaimRules } from '../token/registered';
 import type { ScopeClaimOption } from '../token/scope-claim';
 import type { Algorithm } from '../jose/algorithms';
-import type { KeySourceConfig, SigningKeyOption } from '../keys/options';
+import type { SigningKeyOption } from '../keys/options';
+import type { ResolvedTokenSource } from '../remote';
 import type { UpstreamKeyOption } from '../remote/upstream';
 import type { DiscoveryOptions } from '../keys/discovery-options';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
@@ -111,7 +112,11 @@ export interface ResolvedCache {
 }
 
 /** Options after validation, with defaults applied and durations in seconds. */
-export interface ResolvedOptions extends KeySourceConfig {
+export interface ResolvedOptions {
+  /** The token source named by `key` or `issuerBaseURL`, checked (remote/index.ts, keys/index.ts). */
+  source: ResolvedTokenSource;
+  clock: () => number;
+  allowInsecureHttp: boolean;
   rules: RegisteredClaimRules;
   claims: ClaimPolicy;
   maxTokenLength: number;
@@ -125,7 +130,7 @@ export interface ResolvedOptions extends KeySourceConfig {
   mtls: ResolvedMtls;
   revocation: RevocationStore | undefined;
   sharedVerdicts: SharedVerdictStore | undefined;
-  /** The introspection settings (keys/introspection-options.ts), when `introspection` is given. */
+  /** The introspection settings (remote/introspection-options.ts), when `introspection` is given. */
   introspection: ResolvedIntrospection | undefined;
   /** The protected resource (`resource` option), if any. */
   resource: ResolvedResource | undefined;

@@ -63,7 +63,8 @@ export function resourceAudience(resource: string): AudienceRule {
 
 function optionalString(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') optionError(`option "${name}" must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim() === '')
+    optionError(name, `option "${name}" must be a non-empty string`);
   return value;
 }
 
@@ -79,22 +80,23 @@ export function resolveResource(
   if (value === undefined) {
     for (const name of ['scopesSupported', 'resourceName', 'resourceDocumentation']) {
       if (input[name] !== undefined)
-        optionError(`option "${name}" needs option "resource" (it belongs to the resource's metadata document)`);
+        optionError(name, `option "${name}" needs option "resource" (it belongs to the resource's metadata document)`);
     }
     return undefined;
   }
   const url = checkRemoteUrl(value, 'resource', allowInsecureHttp);
   const resource = value as string;
   if (!/^https?:\/\//i.test(resource))
-    optionError('option "resource" must be an absolute URI such as "https://api.example.com/mcp"');
-  if (resource.includes('#')) optionError('option "resource" must not contain a fragment (RFC 8707 §2)');
+    optionError('resource', 'option "resource" must be an absolute URI such as "https://api.example.com/mcp"');
+  if (resource.includes('#')) optionError('resource', 'option "resource" must not contain a fragment (RFC 8707 §2)');
   // RFC 8707 §2 advises against a query; its metadata URL would need one, which no router can tell apart.
-  if (resource.includes('?')) optionError('option "resource" must not contain a query string');
+  if (resource.includes('?')) optionError('resource', 'option "resource" must not contain a query string');
   const { origin, rest } = splitOrigin(resource);
   // The document's URL is the configured text with the well-known part inserted: a path that URL parsing would
   // rewrite (dot segments, unescaped characters) would make the document's address differ from the route's.
   if ((rest === '' ? '/' : rest) !== url.pathname) {
     optionError(
+      'resource',
       `option "resource" must be a URI in normal form (its path as written must equal ${JSON.stringify(url.pathname)})`,
     );
   }
@@ -103,10 +105,10 @@ export function resolveResource(
   const scopes =
     input.scopesSupported === undefined
       ? undefined
-      : parseScopeRequirement(input.scopesSupported, 'option "scopesSupported"').all;
+      : parseScopeRequirement(input.scopesSupported, 'scopesSupported', 'option "scopesSupported"').all;
   const documentation = optionalString(input.resourceDocumentation, 'resourceDocumentation');
   if (documentation !== undefined && !URL.canParse(documentation))
-    optionError('option "resourceDocumentation" must be an absolute URL');
+    optionError('resourceDocumentation', 'option "resourceDocumentation" must be an absolute URL');
   return Object.freeze({
     resource,
     metadataUrl: `${origin}${METADATA_WELL_KNOWN}${path}`,

@@ -5,6 +5,8 @@ import type { PeerCertificate } from 'node:tls';
 import { parseDuration, type Duration } from '../base/duration';
 import type { ReplayStore } from './replay';
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 
 /** Proof algorithms this package can check (RFC 9449 §4.2: asymmetric only; never HS* or `none`). */
 export const DPOP_ALGORITHMS = [
@@ -76,44 +78,56 @@ export interface ResolvedMtls {
   getCertificate: ((req: Request) => ClientCertificate) | undefined;
 }
 
-const KNOWN_DPOP = new Set(['required', 'iatWindow', 'algorithms', 'nonce', 'replay']);
+const DPOP_FIELDS: FieldList<DpopOptions> = {
+  required: true,
+  iatWindow: true,
+  algorithms: true,
+  nonce: true,
+  replay: true,
+};
+const NONCE_FIELDS: FieldList<DpopNonceOptions> = { secret: true, lifetime: true };
+const MTLS_FIELDS: FieldList<MtlsOptions> = { getCertificate: true };
 
 function plainObject(value: unknown, name: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    optionError(`option "${name}" must be an object`);
-  return value as Record<string, unknown>;
+  if (!isObject(value)) optionError(name, `option "${name}" must be an object`);
+  return value;
+}
+
+/** A duration of at least one second, or `fallback` when absent. */
+function seconds(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const found = parseDuration(value, name);
+  if (found < 1) optionError(name, `option "${name}" must be at least one second`);
+  return found;
 }
 
 function resolveNonce(value: unknown): ResolvedDpop['nonce'] {
   if (value === undefined) return undefined;
   const nonce = plainObject(value, 'dpop.nonce');
-  for (const name of Object.keys(nonce))
-    if (name !== 'secret' && name !== 'lifetime') optionError(`unknown option "dpop.nonce.${name}"`);
+  knownFields(nonce, NONCE_FIELDS, 'dpop.nonce');
   const secret = typeof nonce.secret === 'string' ? Buffer.from(nonce.secret) : nonce.secret;
   // A guessable secret lets anyone mint nonces, which would defeat their purpose (bounding pre-made proofs).
   if (!Buffer.isBuffer(secret) || secret.length < 32)
-    optionError('option "dpop.nonce.secret" must be a string or Buffer of at least 32 bytes');
-  const lifetime = nonce.lifetime === undefined ? 300 : parseDuration(nonce.lifetime, 'dpop.nonce.lifetime');
-  if (lifetime < 1) optionError('option "dpop.nonce.lifetime" must be at least one second');
-  return { secret: Buffer.from(secret), lifetime };
+    optionError('dpop.nonce.secret', 'option "dpop.nonce.secret" must be a string or Buffer of at least 32 bytes');
+  return { secret: Buffer.from(secret), lifetime: seconds(nonce.lifetime, 'dpop.nonce.lifetime', 300) };
 }
 
-/** Validate the `dpop` option once (TypeErrors name the option); undefined when DPoP is off. */
+/** Validate the `dpop` option once (OptionErrors name the option); undefined when DPoP is off. */
 export function resolveDpop(value: unknown): ResolvedDpop | undefined {
   if (value === undefined) return undefined;
   const dpop = plainObject(value, 'dpop');
-  for (const name of Object.keys(dpop)) if (!KNOWN_DPOP.has(name)) optionError(`unknown option "dpop.${name}"`);
+  knownFields(dpop, DPOP_FIELDS, 'dpop');
   if (dpop.required !== undefined && typeof dpop.required !== 'boolean')
-    optionError('option "dpop.required" must be a boolean');
-  const iatWindow = dpop.iatWindow === undefined ? 60 : parseDuration(dpop.iatWindow, 'dpop.iatWindow');
-  if (iatWindow < 1) optionError('option "dpop.iatWindow" must be at least one second');
+    optionError('dpop.required', 'option "dpop.required" must be a boolean');
+  const iatWindow = seconds(dpop.iatWindow, 'dpop.iatWindow', 60);
   let algorithms: string[] = [...DPOP_ALGORITHMS];
   if (dpop.algorithms !== undefined) {
     if (!Array.isArray(dpop.algorithms) || dpop.algorithms.length === 0)
-      optionError('option "dpop.algorithms" must be a non-empty array');
+      optionError('dpop.algorithms', 'option "dpop.algorithms" must be a non-empty array');
     for (const alg of dpop.algorithms) {
       if (!(DPOP_ALGORITHMS as readonly unknown[]).includes(alg))
         optionError(
+          'dpop.algorithms',
           `option "dpop.algorithms" holds ${JSON.stringify(alg)}; proofs need one of ${DPOP_ALGORITHMS.join(', ')}`,
         );
     }
@@ -123,7 +137,7 @@ export function resolveDpop(value: unknown): ResolvedDpop | undefined {
   }
   const replay = dpop.replay;
   if (replay !== undefined && typeof (replay as ReplayStore).claimOnce !== 'function')
-    optionError('option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
+    optionError('dpop.replay', 'option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
   return {
     required: dpop.required === true,
     iatWindow,
@@ -138,8 +152,8 @@ export function resolveDpop(value: unknown): ResolvedDpop | undefined {
 export function resolveMtls(value: unknown): ResolvedMtls {
   if (value === undefined) return { getCertificate: undefined };
   const mtls = plainObject(value, 'mtls');
-  for (const name of Object.keys(mtls)) if (name !== 'getCertificate') optionError(`unknown option "mtls.${name}"`);
+  knownFields(mtls, MTLS_FIELDS, 'mtls');
   if (mtls.getCertificate !== undefined && typeof mtls.getCertificate !== 'function')
-    optionError('option "mtls.getCertificate" must be a function');
+    optionError('mtls.getCertificate', 'option "mtls.getCertificate" must be a function');
   return { getCertificate: mtls.getCertificate as ResolvedMtls['getCertificate'] };
 }

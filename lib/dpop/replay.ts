@@ -1,6 +1,7 @@
 // Single use of DPoP proofs (RFC 9449 §11.1): the ReplayStore seam and the in-process store, bounded in all and
 // per proof key; a fleet passes a shared store instead (`express-verified-user/redis`).
 import { optionError } from '../base/option-error';
+import { positiveInteger } from '../base/option-checks';
 
 /**
  * Remembers proof identifiers until they expire. `claimOnce(id, expiresAt, jkt)` records `id` through `expiresAt`
@@ -81,13 +82,6 @@ class SecondsHeap {
   }
 }
 
-function positiveInteger(value: unknown, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
-    optionError(`option "${name}" must be a positive integer`);
-  return value;
-}
-
 /**
  * The in-process ReplayStore. Ids wait in buckets by expiry second, the seconds in a min-heap, so the expired ids
  * leave in expiry order whatever order they came in (a proof's expiry follows its `iat`, which the client picks),
@@ -102,7 +96,7 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
   const max = positiveInteger(options.max, 'max', 100_000);
   const maxPerKey = positiveInteger(options.maxPerKey, 'maxPerKey', Math.max(1, Math.floor(max / 10)));
   if (options.clock !== undefined && typeof options.clock !== 'function')
-    optionError('option "clock" must be a function');
+    optionError('clock', 'option "clock" must be a function');
   const clock = options.clock ?? (() => Date.now() / 1000);
   const seen = new Map<string, Entry>();
   const heldBy = new Map<string, number>();

@@ -17,22 +17,25 @@ export function isLoopbackHost(hostname: string): boolean {
  * `option` otherwise.
  */
 export function checkRemoteUrl(value: unknown, option: string, allowInsecureHttp: boolean): URL {
-  if (typeof value !== 'string' || value.trim() === '') optionError(`option "${option}" must be a URL string`);
+  if (typeof value !== 'string' || value.trim() === '') optionError(option, `option "${option}" must be a URL string`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return optionError(`option "${option}" is not a valid absolute URL`);
+    return optionError(option, `option "${option}" is not a valid absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') optionError(`option "${option}" must be an https: URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    optionError(option, `option "${option}" must be an https: URL`);
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     optionError(
+      option,
       `option "${option}" must be an https: URL (plain http: is accepted only for loopback hosts, or with allowInsecureHttp: true)`,
     );
   }
   // fetch refuses URLs with credentials; say so now rather than fail every request later.
-  if (url.username !== '' || url.password !== '') optionError(`option "${option}" must not contain credentials`);
-  if (url.hash !== '') optionError(`option "${option}" must not contain a fragment`);
+  if (url.username !== '' || url.password !== '')
+    optionError(option, `option "${option}" must not contain credentials`);
+  if (url.hash !== '') optionError(option, `option "${option}" must not contain a fragment`);
   return url;
 }
 

@@ -9,6 +9,8 @@ import { guardRoute } from './guard';
 import { addRequiredScopes, parseScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
 import { OPEN_ROUTE } from '../token/step-up';
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 
 /** Which payload the verify endpoint answers with: Shape B (`'claims'`) or Shape A (`'profile'`). */
 export type VerifyView = 'claims' | 'profile';
@@ -35,13 +37,13 @@ const VERIFY_PATH = /^\/auth\/(?:@|%40)users\/verify\/?$/i;
 const ALLOWED_METHODS = new Set(['GET', 'HEAD', 'POST']);
 const ALLOW = 'GET, HEAD, POST';
 const PROFILE_SCOPES = ['profile', 'email'];
-const KNOWN_OPTIONS = new Set(['defaultView', 'requiredScopes', 'resolveProfile']);
+const ROUTER_OPTIONS: FieldList<VerifyRouterOptions> = {
+  defaultView: true,
+  requiredScopes: true,
+  resolveProfile: true,
+};
 const INVALID_VIEW = 'Invalid view: use view=claims or view=profile';
 const NO_PROFILE = 'No profile is linked to this token';
-
-function fail(message: string): never {
-  return optionError(`verifyRouter ${message}`);
-}
 
 interface RouterConfig {
   defaultView: VerifyView;
@@ -54,15 +56,17 @@ interface RouterConfig {
 
 function resolveRouterOptions(input: unknown): RouterConfig {
   if (input === undefined) input = {};
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('expects an options object');
-  for (const name of Object.keys(input)) if (!KNOWN_OPTIONS.has(name)) fail(`has no option "${name}"`);
-  const opts = input as Record<string, unknown>;
-  const defaultView = opts.defaultView ?? 'claims';
-  if (defaultView !== 'claims' && defaultView !== 'profile') fail('option "defaultView" must be "claims" or "profile"');
-  const resolveProfile = opts.resolveProfile ?? toProfile;
-  if (typeof resolveProfile !== 'function') fail('option "resolveProfile" must be a function (claims, req) => profile');
+  if (!isObject(input)) optionError('', 'verifyRouter expects an options object');
+  knownFields(input, ROUTER_OPTIONS, '', 'verifyRouter');
+  const defaultView = input.defaultView ?? 'claims';
+  if (defaultView !== 'claims' && defaultView !== 'profile')
+    optionError('defaultView', 'verifyRouter option "defaultView" must be "claims" or "profile"');
+  const resolveProfile = input.resolveProfile ?? toProfile;
+  if (typeof resolveProfile !== 'function')
+    optionError('resolveProfile', 'verifyRouter option "resolveProfile" must be a function (claims, req) => profile');
   const claimsScopes = parseScopeRequirement(
-    opts.requiredScopes ?? ['identify'],
+    input.requiredScopes ?? ['identify'],
+    'requiredScopes',
     'verifyRouter option "requiredScopes"',
   );
   return {

@@ -1,6 +1,8 @@
 // The `issuerBaseURL` and `discovery` options: which authorization servers to discover, and how long one refresh
 // of their metadata and keys may take; checked at createTokenAuth (keys/discovery.ts does the discovering).
-import { parseDuration, type Duration } from '../base/duration';
+import { positiveDuration, type Duration } from '../base/duration';
+import { knownFields, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
 import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import { checkIssuerBaseAddress } from './wrong-document';
@@ -20,6 +22,8 @@ export interface DiscoveryOptions {
   timeout?: Duration;
 }
 
+const DISCOVERY_FIELDS: FieldList<DiscoveryOptions> = { timeout: true };
+
 /**
  * Validate the `discovery` option at set-up: only with `issuerBaseURL`, only `timeout`, a duration above zero.
  * Its timeout in seconds (the default when the option is absent).
@@ -27,15 +31,11 @@ export interface DiscoveryOptions {
 export function resolveDiscoveryTimeout(options: { discovery?: unknown; issuerBaseURL?: unknown }): number {
   const value = options.discovery;
   if (value === undefined) return DEFAULT_DISCOVERY_TIMEOUT;
-  if (options.issuerBaseURL === undefined) optionError('option "discovery" applies only with issuerBaseURL');
-  if (typeof value !== 'object' || value === null) optionError('option "discovery" must be an object');
-  const { timeout, ...rest } = value as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) optionError(`unknown option "discovery.${unknown}"`);
-  if (timeout === undefined) return DEFAULT_DISCOVERY_TIMEOUT;
-  const seconds = parseDuration(timeout, 'discovery.timeout');
-  if (!(seconds > 0)) optionError('option "discovery.timeout" must be more than zero');
-  return seconds;
+  if (options.issuerBaseURL === undefined)
+    optionError('discovery', 'option "discovery" applies only with issuerBaseURL');
+  if (!isObject(value)) optionError('discovery', 'option "discovery" must be an object');
+  knownFields(value, DISCOVERY_FIELDS, 'discovery');
+  return positiveDuration(value.timeout, 'discovery.timeout', DEFAULT_DISCOVERY_TIMEOUT);
 }
 
 /**
@@ -51,20 +51,27 @@ export function resolveIssuerBaseURL(
   const value = options.issuerBaseURL;
   if (value === undefined) return undefined;
   if (options.key !== undefined)
-    optionError('option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one');
+    optionError(
+      'key',
+      'option "issuerBaseURL" replaces "key" (the keys come from the discovered jwks_uri): give only one',
+    );
   if (options.issuer !== undefined)
-    optionError('option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one');
+    optionError(
+      'issuer',
+      'option "issuerBaseURL" replaces "issuer" (the discovered issuer is the accepted one): give only one',
+    );
   const list: unknown[] = Array.isArray(value) ? value : [value];
-  if (list.length === 0) optionError('option "issuerBaseURL" must be a URL string or a non-empty array of them');
+  if (list.length === 0)
+    optionError('issuerBaseURL', 'option "issuerBaseURL" must be a URL string or a non-empty array of them');
   const seen = new Set<string>();
   return list.map((entry, index) => {
     const name = Array.isArray(value) ? `issuerBaseURL[${index}]` : 'issuerBaseURL';
     const url = checkRemoteUrl(entry, name, allowInsecureHttp);
     checkIssuerBaseAddress(url, name);
     const base = entry as string;
-    if (url.search !== '') optionError(`option "${name}" must not contain a query string`);
+    if (url.search !== '') optionError(name, `option "${name}" must not contain a query string`);
     const same = withoutTrailingSlash(base);
-    if (seen.has(same)) optionError(`option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
+    if (seen.has(same)) optionError(name, `option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
     seen.add(same);
     return { base, url };
   });

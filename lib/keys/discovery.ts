@@ -69,12 +69,9 @@ export interface DiscoveryConfig {
 /** Where the expected issuer comes from, once discovered: the metadata's `issuer`. */
 const DISCOVERED = 'the metadata found at option "issuerBaseURL"';
 
-/** Retry-After (seconds) when metadata asked for outside a key fetch cannot be had. */
-const DISCOVERY_RETRY_AFTER = 5;
-
 /** One authorization server's key source, its metadata, and its issuer as discovered. */
 interface IssuerKeySource extends DiscoverySource {
-  /** The discovered issuer; fetches the metadata when none is held (one fetch at a time, one per cooldown). */
+  /** The discovered issuer; fetches the metadata when none is held (through the one refresh path). */
   discoveredIssuer(): Promise<string | undefined>;
 }
 
@@ -83,7 +80,6 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
   const closing = new AbortController();
   const urls = metadataUrls(issuer.url);
   let metadata: Metadata | undefined;
-  let askedAt = -Infinity;
 
   async function get(url: string, deadline: number): Promise<{ status: number; text: string }> {
     const left = deadline - Date.now();
@@ -130,29 +126,53 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     };
   }
 
-  let discovering: Promise<Metadata> | undefined;
-  /** The metadata held, or one fetch of it shared by concurrent callers; an outage is a 503 (never cached). */
-  function discover(): Promise<Metadata> {
-    if (metadata !== undefined) return Promise.resolve(metadata);
-    discovering ??= fetchMetadata(Date.now() + config.timeout * 1000).then(
-      (found) => {
-        metadata ??= found;
-        discovering = undefined;
-        return metadata;
-      },
-      (err: unknown) => {
-        discovering = undefined;
-        const reason = err instanceof DiscoveryError ? err.reason : 'discovery';
-        throw new TokenAuthError('verification_unavailable', { reason, retryAfter: DISCOVERY_RETRY_AFTER, cause: err });
-      },
-    );
-    return discovering;
+  // The one refresh path: every caller (first use, unknown kid, periodic refresh, introspection's metadata, the
+  // resource's authorization_servers) shares the fetch under way, and none starts another within `cooldown` of
+  // the last one, whatever it asks. A failed refresh keeps the metadata already held.
+  let refreshing: Promise<Metadata> | undefined;
+  let refreshedAt = -Infinity;
+  let failure: unknown;
+
+  function cooling(): number {
+    return refreshedAt + config.cooldown - config.clock();
   }
 
-  // The metadata is fetched before each key fetch (first use, unknown kid, periodic refresh), so both share the
-  // JWKS cooldown and outage rules, and one `timeout` for both. A failed refresh keeps the metadata already held;
-  // with metadata held, its refresh may take half of what is left, so a hanging metadata endpoint never starves
-  // the key set's refresh.
+  /** The metadata: fetched now (or the fetch under way joined), or within the cooldown the metadata held. */
+  function refresh(deadline: number): Promise<Metadata> {
+    if (refreshing !== undefined) return refreshing;
+    if (cooling() > 0) return metadata !== undefined ? Promise.resolve(metadata) : Promise.reject(failure);
+    refreshedAt = config.clock();
+    const run = fetchMetadata(deadline).then(
+      (found) => {
+        metadata = found;
+        failure = undefined;
+        refreshing = undefined;
+        return found;
+      },
+      (err: unknown) => {
+        failure = err;
+        refreshing = undefined;
+        if (metadata === undefined) throw err;
+        return metadata;
+      },
+    );
+    refreshing = run;
+    return run;
+  }
+
+  /** The metadata held, else a refresh; an outage with none held is a 503 (never cached) until the cooldown ends. */
+  function discover(): Promise<Metadata> {
+    if (metadata !== undefined) return Promise.resolve(metadata);
+    return refresh(Date.now() + config.timeout * 1000).catch((err: unknown) => {
+      const reason = err instanceof DiscoveryError ? err.reason : 'discovery';
+      const retryAfter = Math.max(1, Math.ceil(cooling()));
+      throw new TokenAuthError('verification_unavailable', { reason, retryAfter, cause: err });
+    });
+  }
+
+  // The metadata is refreshed before each key fetch (first use, unknown kid, periodic refresh), so both share one
+  // `timeout`; the key set's own cooldown paces these. With metadata held, its refresh may take half of what is
+  // left, so a hanging metadata endpoint never starves the key set's refresh.
   const keys = jwksKeySource({
     url: issuer.url,
     cooldown: config.cooldown,
@@ -160,12 +180,9 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     algorithms: config.algorithms,
     clock: config.clock,
     async locate(deadline) {
-      try {
-        metadata = await fetchMetadata(metadata === undefined ? deadline : Date.now() + (deadline - Date.now()) / 2);
-      } catch (err) {
-        if (metadata === undefined) throw err;
-      }
-      return metadata.jwksUri;
+      const now = Date.now();
+      const found = await refresh(metadata === undefined ? deadline : now + (deadline - now) / 2);
+      return found.jwksUri;
     },
   });
 
@@ -186,13 +203,8 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     },
     metadata: discover,
     async discoveredIssuer() {
-      // Asked by the unauthenticated metadata route: at most one fetch per cooldown, whoever floods it.
-      const now = config.clock();
-      if (metadata === undefined && discovering === undefined && now - askedAt >= config.cooldown) {
-        askedAt = now;
-        discover().catch(() => undefined);
-      }
-      await discovering?.catch(() => undefined);
+      // Asked by the unauthenticated metadata route: the refresh path's cooldown bounds what a flood costs.
+      if (metadata === undefined) await refresh(Date.now() + config.timeout * 1000).catch(() => undefined);
       return metadata?.issuer;
     },
     close() {

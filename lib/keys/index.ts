@@ -1,117 +1,170 @@
-// Builds the signing-key source that the `key` and `issuerBaseURL` options name, validating the `key` option's forms
-// (the `upstream` form is a remote source: remote/index.ts builds it from the fields read here).
-import { parseDuration } from '../base/duration';
-import type { KeySourceConfig } from './options';
+// The `key` and `issuerBaseURL` options: their forms read and checked at set-up (resolveKeys), and the signing-key
+// source built from them (createKeySource). The `upstream` form is a remote source: remote/index.ts resolves it.
+import { parseDuration, positiveDuration } from '../base/duration';
+import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
+import type { Algorithm } from '../jose/algorithms';
+import { checkRemoteUrl } from '../fetch/remote-url';
+import type { JwksKeyOption, PublicKeyOption, ResolvedKeys, SecretKeyOption } from './options';
 import { discoveryKeySource } from './discovery';
+import { resolveDiscoveryTimeout, resolveIssuerBaseURL, type IssuerBase } from './discovery-options';
 import { jwksKeySource } from './jwks';
 import { undefinedKeyFieldMessage } from './hints';
-import { checkRemoteUrl } from '../fetch/remote-url';
 import { checkJwksAddress } from './wrong-document';
-import { publicKeySource, resolverKeySource, secretKeySource, type KeyResolver } from './static';
+import {
+  heldKeySource,
+  resolvePublicKey,
+  resolverAlgorithms,
+  resolverKeySource,
+  resolveSecret,
+  type KeyResolver,
+} from './static';
 import type { SigningKeySource } from './source';
-import { optionError } from '../base/option-error';
 
 /** The object forms of the `key` option. */
 export type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
 
-/** The fields each `key` form accepts; anything else is a typo or a field of another form, refused at set-up. */
-const KEY_FIELDS: Record<KeyForm, readonly string[]> = {
-  secret: ['secret'],
-  publicKey: ['publicKey'],
-  jwksUri: ['jwksUri', 'cooldown', 'timeout'],
-  upstream: ['upstream', 'timeout', 'breaker', 'maxInflight'],
-};
+/** The fields of the forms keys/ builds; `upstream`'s come from remote/index.ts, which builds that form. */
+const SECRET_FIELDS: FieldList<SecretKeyOption> = { secret: true };
+const PUBLIC_KEY_FIELDS: FieldList<PublicKeyOption> = { publicKey: true };
+const JWKS_FIELDS: FieldList<JwksKeyOption> = { jwksUri: true, cooldown: true, timeout: true };
 
 const DEFAULT_COOLDOWN = 30;
-const DEFAULT_TIMEOUT = 5;
 
 /** `key.timeout`: seconds, more than zero; 5 when absent. */
 export function keyTimeout(value: unknown): number {
-  if (value === undefined) return DEFAULT_TIMEOUT;
-  const seconds = parseDuration(value, 'key.timeout');
-  if (seconds <= 0) optionError('option "key.timeout" must be more than zero');
-  return seconds;
+  return positiveDuration(value, 'key.timeout', 5);
 }
 
-/** The `key` option read: which form it takes, and its fields (each allowed for that form). */
-export interface KeyOptionRead {
-  form: KeyForm;
-  fields: Readonly<Record<string, unknown>>;
+/** What the key room reads of createTokenAuth's options. */
+export interface KeyOptionsInput {
+  key?: unknown;
+  issuer?: unknown;
+  issuerBaseURL?: unknown;
+  discovery?: unknown;
 }
+
+/** What resolving keys needs of the other options, already resolved. */
+export interface KeyContext {
+  algorithms: readonly Algorithm[] | undefined;
+  allowInsecureHttp: boolean;
+}
+
+/** The `key` and `issuerBaseURL` options read: discovery, a resolver, or an object form with its fields. */
+export type KeyOptionRead =
+  | { form: 'discovery'; issuers: readonly IssuerBase[]; timeout: number }
+  | { form: 'resolver'; resolve: KeyResolver }
+  | { form: 'secret' | 'publicKey' | 'jwksUri'; fields: Readonly<Record<string, unknown>> }
+  | { form: 'upstream'; fields: Readonly<Record<string, unknown>> };
 
 /**
- * Read the `key` option's object form, validating it (a TypeError at set-up for anything wrong): exactly one of
- * `secret`, `publicKey`, `jwksUri`, `upstream`, and only the fields that form allows.
+ * Read `issuerBaseURL` and `discovery`, or else the `key` option (an OptionError for anything wrong): a resolver
+ * function, or an object with exactly one of `secret`, `publicKey`, `jwksUri`, `upstream` and only the fields that
+ * form allows (`upstreamFields` for the last).
  */
-export function readKeyOption(key: object): KeyOptionRead {
-  const fields = key as Record<string, unknown>;
-  const forms = (Object.keys(KEY_FIELDS) as KeyForm[]).filter((form) => fields[form] !== undefined);
-  // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
-  const unsetForm = (Object.keys(KEY_FIELDS) as KeyForm[]).find((form) => form in fields && fields[form] === undefined);
-  if (forms.length === 0 && unsetForm !== undefined) optionError(undefinedKeyFieldMessage(unsetForm, process.env));
-  if (forms.length !== 1) {
+export function readKeyOption(
+  options: KeyOptionsInput,
+  upstreamFields: Readonly<Record<string, true>>,
+  allowInsecureHttp: boolean,
+): KeyOptionRead {
+  const issuers = resolveIssuerBaseURL(options, allowInsecureHttp);
+  const timeout = resolveDiscoveryTimeout(options);
+  if (issuers !== undefined) return { form: 'discovery', issuers, timeout };
+  const key = options.key;
+  if (key === undefined)
     optionError(
-      `option "key" must have exactly one of secret, publicKey, jwksUri or upstream${forms.length > 1 ? ` (got ${forms.join(' and ')})` : ''}`,
+      'key',
+      'option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)',
+    );
+  if (typeof key === 'function') return { form: 'resolver', resolve: key as KeyResolver };
+  if (!isObject(key)) optionError('key', 'option "key" must be an object or a function');
+  const forms: Record<KeyForm, Readonly<Record<string, true>>> = {
+    secret: SECRET_FIELDS,
+    publicKey: PUBLIC_KEY_FIELDS,
+    jwksUri: JWKS_FIELDS,
+    upstream: upstreamFields,
+  };
+  const names = Object.keys(forms) as KeyForm[];
+  const given = names.filter((form) => key[form] !== undefined);
+  // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
+  const unset = names.find((form) => form in key && key[form] === undefined);
+  if (given.length === 0 && unset !== undefined)
+    optionError(`key.${unset}`, undefinedKeyFieldMessage(unset, process.env));
+  if (given.length !== 1) {
+    optionError(
+      'key',
+      `option "key" must have exactly one of secret, publicKey, jwksUri or upstream${given.length > 1 ? ` (got ${given.join(' and ')})` : ''}`,
     );
   }
-  const form = forms[0];
-  for (const field of Object.keys(fields)) {
-    // A field left undefined (an unset environment variable, say) is absent, as it is for choosing the form.
-    if (fields[field] !== undefined && !KEY_FIELDS[form].includes(field)) {
-      optionError(`option "key.${field}" does not apply to key.${form} (allowed: ${KEY_FIELDS[form].join(', ')})`);
-    }
+  const form = given[0];
+  // A field left undefined (an unset environment variable, say) is absent, as it is for choosing the form.
+  const defined = Object.fromEntries(Object.entries(key).filter(([, value]) => value !== undefined));
+  knownFields(
+    defined,
+    forms[form],
+    'key',
+    undefined,
+    (option, known) => `option "${option}" does not apply to key.${form} (allowed: ${known})`,
+  );
+  return { form, fields: key };
+}
+
+/** HS* algorithms verify with a shared secret, which a JWKS never carries. */
+function refuseSecretAlgorithms(algorithms: readonly Algorithm[] | undefined, source: string): void {
+  if (algorithms?.some((alg) => alg.startsWith('HS'))) {
+    optionError(
+      'algorithms',
+      `option "algorithms" may not name an HS* algorithm with ${source} (a JWKS carries public keys only)`,
+    );
   }
-  return { form, fields };
 }
 
 /**
- * Build the signing-key source named by the `key` option (read by `readKeyOption`, any form but `upstream`) or by
- * `issuerBaseURL`, validating it (a TypeError at set-up for anything wrong).
+ * The signing keys of a read `key` option (any form but `upstream`) or of `issuerBaseURL`, checked (an OptionError
+ * for anything wrong): secrets and public keys parsed, JWKS addresses and durations read, algorithms fitted.
  */
-export function createKeySource(options: KeySourceConfig, read?: KeyOptionRead): SigningKeySource {
-  if (options.issuerBaseURL !== undefined) {
-    if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-      optionError(
-        'option "algorithms" may not name an HS* algorithm with issuerBaseURL (a JWKS carries public keys only)',
-      );
-    }
-    return discoveryKeySource({
-      issuers: options.issuerBaseURL,
-      cooldown: DEFAULT_COOLDOWN,
-      timeout: options.discoveryTimeout,
-      algorithms: options.algorithms,
-      clock: options.clock,
-      allowInsecureHttp: options.allowInsecureHttp,
-    });
-  }
-  const key = options.key;
-  if (typeof key === 'function') return resolverKeySource(key as KeyResolver, options.algorithms);
-  const { form, fields } = read ?? readKeyOption(key as object);
-  switch (form) {
+export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, context: KeyContext): ResolvedKeys {
+  const { algorithms, allowInsecureHttp } = context;
+  switch (read.form) {
+    case 'discovery':
+      refuseSecretAlgorithms(algorithms, 'issuerBaseURL');
+      return { form: 'discovery', issuers: read.issuers, timeout: read.timeout, algorithms, allowInsecureHttp };
+    case 'resolver':
+      return { form: 'resolver', resolve: read.resolve, algorithms: resolverAlgorithms(algorithms) };
     case 'secret':
-      return secretKeySource(fields.secret, options.algorithms);
+      return { form: 'held', held: resolveSecret(read.fields.secret, algorithms) };
     case 'publicKey':
-      return publicKeySource(fields.publicKey, options.algorithms);
+      return { form: 'held', held: resolvePublicKey(read.fields.publicKey, algorithms) };
     case 'jwksUri': {
-      const url = checkRemoteUrl(fields.jwksUri, 'key.jwksUri', options.allowInsecureHttp);
+      const url = checkRemoteUrl(read.fields.jwksUri, 'key.jwksUri', allowInsecureHttp);
       checkJwksAddress(url, 'key.jwksUri');
-      if (options.algorithms?.some((alg) => alg.startsWith('HS'))) {
-        optionError(
-          'option "algorithms" may not name an HS* algorithm with key.jwksUri (a JWKS carries public keys only)',
-        );
-      }
-      return jwksKeySource({
+      refuseSecretAlgorithms(algorithms, 'key.jwksUri');
+      const cooldown = read.fields.cooldown;
+      return {
+        form: 'jwksUri',
         url,
-        cooldown: fields.cooldown === undefined ? DEFAULT_COOLDOWN : parseDuration(fields.cooldown, 'key.cooldown'),
-        timeout: keyTimeout(fields.timeout),
-        algorithms: options.algorithms,
-        clock: options.clock,
-      });
+        cooldown: cooldown === undefined ? DEFAULT_COOLDOWN : parseDuration(cooldown, 'key.cooldown'),
+        timeout: keyTimeout(read.fields.timeout),
+        algorithms,
+      };
     }
-    case 'upstream':
-      // remote/index.ts builds the upstream source; reaching here is a wiring error of the composition.
-      return optionError('option "key.upstream" names a remote source, not keys');
+  }
+}
+
+/** The signing-key source of resolved keys; `clock` paces fetches. Never throws: resolveKeys checked everything. */
+export function createKeySource(keys: ResolvedKeys, clock: () => number): SigningKeySource {
+  switch (keys.form) {
+    case 'held':
+      return heldKeySource(keys.held);
+    case 'resolver':
+      return resolverKeySource(keys.resolve, keys.algorithms);
+    case 'jwksUri':
+      return jwksKeySource({ ...keys, clock });
+    case 'discovery':
+      return discoveryKeySource({ ...keys, cooldown: DEFAULT_COOLDOWN, clock });
   }
 }
 
 export type { SigningKeySource } from './source';
+export type { ResolvedKeys } from './options';

@@ -1,11 +1,21 @@
-// The `key` option's forms, as users write them, and what the key room needs of the resolved options to build a
-// key source. Types only: validation happens where each source is built (keys/index.ts and its siblings).
+// The `key` option's forms, as users write them, and the key source they resolve to at set-up (keys/index.ts
+// checks them; building a source from a resolved one never throws an option error).
 import type { KeyObject } from 'node:crypto';
 import type { Jwk } from '../jose/jwk';
 import type { Duration } from '../base/duration';
 import type { Algorithm } from '../jose/algorithms';
 import type { IssuerBase } from './discovery-options';
-import type { KeyResolver } from './static';
+import type { HeldKey, KeyResolver } from './static';
+
+/** An HMAC secret of at least 32 bytes. */
+export interface SecretKeyOption {
+  secret: string | Buffer;
+}
+
+/** One public key: PEM, JWK or KeyObject. */
+export interface PublicKeyOption {
+  publicKey: string | Jwk | KeyObject;
+}
 
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
 export interface JwksKeyOption {
@@ -17,18 +27,19 @@ export interface JwksKeyOption {
 }
 
 /** Where verification keys come from: a secret, a public key, a JWKS, or a resolver. */
-export type SigningKeyOption =
-  { secret: string | Buffer } | { publicKey: string | Jwk | KeyObject } | JwksKeyOption | KeyResolver;
+export type SigningKeyOption = SecretKeyOption | PublicKeyOption | JwksKeyOption | KeyResolver;
 
-/** What `createKeySource` reads of the resolved options. */
-export interface KeySourceConfig {
-  /** The `key` option, any of its forms (`key.upstream` too: remote/index.ts reads it). */
-  key: object | undefined;
-  /** The discovered authorization servers, when `issuerBaseURL` is given (keys/discovery.ts checked it). */
-  issuerBaseURL: readonly IssuerBase[] | undefined;
-  /** With `issuerBaseURL`: the limit of one refresh (metadata and key set), in seconds (`discovery.timeout`). */
-  discoveryTimeout: number;
-  algorithms: Algorithm[] | undefined;
-  clock: () => number;
-  allowInsecureHttp: boolean;
-}
+/** The signing keys named by `key` or `issuerBaseURL`, checked at set-up; durations in seconds. */
+export type ResolvedKeys =
+  | { form: 'held'; held: HeldKey }
+  | { form: 'resolver'; resolve: KeyResolver; algorithms: ReadonlySet<Algorithm> }
+  | { form: 'jwksUri'; url: URL; cooldown: number; timeout: number; algorithms: readonly Algorithm[] | undefined }
+  | {
+      form: 'discovery';
+      /** The authorization servers (keys/discovery-options.ts checked them). */
+      issuers: readonly IssuerBase[];
+      /** The limit of one refresh (metadata and key set): `discovery.timeout`. */
+      timeout: number;
+      algorithms: readonly Algorithm[] | undefined;
+      allowInsecureHttp: boolean;
+    };

@@ -46,10 +46,11 @@ export function checkIssuerBaseAddress(url: URL, option: string): void {
   const metadata = metadataPath(url);
   if (metadata !== undefined) {
     optionError(
+      option,
       `option "${option}" is a discovery metadata address: give the issuer itself (${quoted(metadata.issuer)}); the metadata path is added by discovery`,
     );
   }
-  if (/\/\.well-known\//.test(url.pathname)) optionError(`option "${option}": ${USE_JWKS_URI}`);
+  if (/\/\.well-known\//.test(url.pathname)) optionError(option, `option "${option}": ${USE_JWKS_URI}`);
 }
 
 /** Set-up check of `key.jwksUri`: a discovery metadata address there is a mix-up, named at once. */
@@ -57,6 +58,7 @@ export function checkJwksAddress(url: URL, option: string): void {
   const metadata = metadataPath(url);
   if (metadata !== undefined) {
     optionError(
+      option,
       `option "${option}" is a discovery metadata address, not a JWKS: use issuerBaseURL: ${quoted(metadata.issuer)} (instead of key and issuer), or key.jwksUri: the metadata's jwks_uri`,
     );
   }

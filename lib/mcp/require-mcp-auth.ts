@@ -3,6 +3,7 @@
 import type { Request, RequestHandler } from 'express';
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { RouteGuard } from '../http/guard';
 import type { JwtClaims } from '../token/claim-modes';
@@ -24,7 +25,7 @@ export interface RequireMcpAuthOptions {
   tools?: Readonly<Record<string, readonly string[]>>;
 }
 
-const OPTION_NAMES = new Set(['scopes', 'tools']);
+const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = { scopes: true, tools: true };
 
 /** The endpoint's requirement as `{ all, any }` lists, to add a tool's scopes to (validated by the guard first). */
 function requirementParts(input: ScopeRequirementInput | undefined): {
@@ -47,10 +48,9 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
   options: unknown,
 ): RequestHandler {
   if (options !== undefined && !isObject(options))
-    optionError('requireMcpAuth options must be an object { scopes, tools }');
+    optionError('', 'requireMcpAuth options must be an object { scopes, tools }');
   const given = (options ?? {}) as RequireMcpAuthOptions;
-  for (const key of Object.keys(given))
-    if (!OPTION_NAMES.has(key)) optionError(`requireMcpAuth has no option "${key}" (scopes, tools)`);
+  knownFields(given, MCP_AUTH_OPTIONS, '', 'requireMcpAuth');
 
   const endpoint = guard.requirement(given.scopes);
   const parts = requirementParts(given.scopes);

@@ -23,7 +23,7 @@ type ErrorClass = new (...args: string[]) => Error;
 function errorClass(module: unknown, name: string, line: McpSdkLine): ErrorClass {
   const value = isObject(module) ? module[name] : undefined;
   if (typeof value !== 'function')
-    optionError(`mcpTokenVerifier: the MCP SDK ${line}.x has no ${name}; a supported version is needed`);
+    optionError('sdk', `mcpTokenVerifier: the MCP SDK ${line}.x has no ${name}; a supported version is needed`);
   return value as ErrorClass;
 }
 
@@ -42,11 +42,13 @@ function detectLine(): McpSdkLine {
   const two = installed(SDK2);
   if (one && two)
     optionError(
+      'sdk',
       'mcpTokenVerifier: both MCP SDK lines are installed; pass { sdk: 1 } or { sdk: 2 }, the line whose requireBearerAuth you use',
     );
   if (two) return 2;
   if (!one)
     optionError(
+      'sdk',
       'mcpTokenVerifier needs the MCP SDK: @modelcontextprotocol/sdk (1.x) or @modelcontextprotocol/server (2.x)',
     );
   return 1;
@@ -54,7 +56,8 @@ function detectLine(): McpSdkLine {
 
 /** The error factory of an SDK line (`sdk` option, else the installed one). */
 export function loadSdkErrors(line: unknown, load: ModuleLoader): SdkErrorFactory {
-  if (line !== undefined && line !== 1 && line !== 2) optionError('mcpTokenVerifier option "sdk" must be 1 or 2');
+  if (line !== undefined && line !== 1 && line !== 2)
+    optionError('sdk', 'mcpTokenVerifier option "sdk" must be 1 or 2');
   const chosen = line ?? detectLine();
   if (chosen === 1) {
     const errors = load(SDK1_ERRORS);
@@ -69,6 +72,6 @@ export function loadSdkErrors(line: unknown, load: ModuleLoader): SdkErrorFactor
   const OAuthError = errorClass(server, 'OAuthError', 2);
   const codes = isObject(server) ? server.OAuthErrorCode : undefined;
   if (!isObject(codes) || codes.InvalidToken !== 'invalid_token')
-    optionError('mcpTokenVerifier: the MCP SDK 2.x has no OAuthErrorCode; a supported version is needed');
+    optionError('sdk', 'mcpTokenVerifier: the MCP SDK 2.x has no OAuthErrorCode; a supported version is needed');
   return (code, message) => new OAuthError(code, message);
 }

@@ -3,6 +3,7 @@
 // That path carries no DPoP proof and no client certificate: sender-constrained tokens are refused on it.
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { JwtClaims } from '../token/claim-modes';
 import type { ScopeReader } from '../token/scope-claim';
@@ -19,6 +20,8 @@ export interface McpTokenVerifierOptions {
   /** Which SDK line's errors to throw: needed only when both `@modelcontextprotocol/sdk` and `…/server` are installed. */
   sdk?: McpSdkLine;
 }
+
+const VERIFIER_OPTIONS: FieldList<McpTokenVerifierOptions> = { sdk: true };
 
 /** What the verifier needs of a TokenAuth. */
 export interface McpVerifySource {
@@ -53,11 +56,13 @@ export function createMcpTokenVerifier(
   options: unknown,
   load: ModuleLoader,
 ): McpTokenVerifier {
-  if (options !== undefined && !isObject(options)) optionError('mcpTokenVerifier options must be an object { sdk }');
+  if (options !== undefined && !isObject(options))
+    optionError('', 'mcpTokenVerifier options must be an object { sdk }');
   const given = (options ?? {}) as McpTokenVerifierOptions;
-  for (const key of Object.keys(given)) if (key !== 'sdk') optionError(`mcpTokenVerifier has no option "${key}" (sdk)`);
+  knownFields(given, VERIFIER_OPTIONS, '', 'mcpTokenVerifier');
   if (source.dpopRequired) {
     optionError(
+      'dpop.required',
       'mcpTokenVerifier cannot serve a TokenAuth with "dpop.required": the SDK\'s requireBearerAuth takes ' +
         'Bearer tokens only and hands over no DPoP proof; use requireMcpAuth(auth) instead',
     );

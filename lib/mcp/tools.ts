@@ -15,10 +15,10 @@ export function parseToolScopes(input: unknown): ReadonlyMap<string, readonly st
   const tools = new Map<string, readonly string[]>();
   if (input === undefined) return tools;
   if (!isObject(input) || Array.isArray(input))
-    optionError('requireMcpAuth option "tools" must be an object { toolName: scopes[] }');
+    optionError('tools', 'requireMcpAuth option "tools" must be an object { toolName: scopes[] }');
   for (const [name, scopes] of Object.entries(input)) {
     if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) {
-      optionError(`requireMcpAuth option "tools.${name}" must be an array of scope strings`);
+      optionError(`tools.${name}`, `requireMcpAuth option "tools.${name}" must be an array of scope strings`);
     }
     tools.set(name, Object.freeze([...(scopes as string[])]));
   }

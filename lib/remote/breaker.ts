@@ -1,7 +1,9 @@
 // A circuit breaker for a remote verifier: after consecutive outages it fails fast with 503 + Retry-After.
-import { parseDuration, type Duration } from '../base/duration';
+import { positiveDuration, type Duration } from '../base/duration';
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
+import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 
 /**
  * A circuit breaker for a remote dependency (docs/fleet.md): after `failures` outages in a row it opens, and
@@ -41,20 +43,18 @@ export interface BreakerStats {
 
 const DEFAULTS: BreakerConfig = { failures: 5, cooldown: 5 };
 
+const BREAKER_FIELDS: FieldList<BreakerOptions> = { failures: true, cooldown: true };
+
 /** Validate a `breaker` option at set-up (`name` is its path, e.g. `key.breaker`); `false` → no breaker. */
 export function resolveBreaker(value: unknown, name: string): BreakerConfig | false {
   if (value === false) return false;
   if (value === undefined) return DEFAULTS;
-  if (typeof value !== 'object' || value === null) optionError(`option "${name}" must be an object or false`);
-  const { failures, cooldown, ...rest } = value as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) optionError(`unknown option "${name}.${unknown}"`);
-  if (failures !== undefined && (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1)) {
-    optionError(`option "${name}.failures" must be a positive integer`);
-  }
-  const seconds = cooldown === undefined ? DEFAULTS.cooldown : parseDuration(cooldown, `${name}.cooldown`);
-  if (!(seconds > 0)) optionError(`option "${name}.cooldown" must be more than zero`);
-  return { failures: (failures as number | undefined) ?? DEFAULTS.failures, cooldown: seconds };
+  if (!isObject(value)) optionError(name, `option "${name}" must be an object or false`);
+  knownFields(value, BREAKER_FIELDS, name);
+  return {
+    failures: positiveInteger(value.failures, `${name}.failures`, DEFAULTS.failures),
+    cooldown: positiveDuration(value.cooldown, `${name}.cooldown`, DEFAULTS.cooldown),
+  };
 }
 
 /** One breaker guarding one remote dependency. */

@@ -61,22 +61,23 @@ function signerFor(value: unknown, name: string): AssertionSigner {
     else if (isObject(value)) {
       jwk = value;
       key = createPrivateKey({ key: value as Jwk, format: 'jwk' });
-    } else return optionError(`option "${name}" must be a private key: PEM, JWK or KeyObject`);
+    } else return optionError(name, `option "${name}" must be a private key: PEM, JWK or KeyObject`);
   } catch {
     return optionError(
+      name,
       `option "${name}" is not a readable private key (PEM with real line breaks, a private JWK, or a KeyObject)`,
     );
   }
-  if (key.type !== 'private') optionError(`option "${name}" must be a private key (got a ${key.type} key)`);
+  if (key.type !== 'private') optionError(name, `option "${name}" must be a private key (got a ${key.type} key)`);
   const type = key.asymmetricKeyType;
   const kid = typeof jwk?.kid === 'string' ? jwk.kid : undefined;
   const named = typeof jwk?.alg === 'string' ? jwk.alg : undefined;
   if (type === 'rsa' || type === 'rsa-pss') {
     if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
-      optionError(`option "${name}" must be an RSA key of at least ${MIN_RSA_BITS} bits`);
+      optionError(name, `option "${name}" must be an RSA key of at least ${MIN_RSA_BITS} bits`);
     const alg = named ?? (type === 'rsa-pss' ? 'PS256' : 'RS256');
     if (!RSA_ALGS.includes(alg) || (type === 'rsa-pss' && !alg.startsWith('PS')))
-      optionError(`option "${name}": alg ${alg} does not fit an RSA key`);
+      optionError(name, `option "${name}": alg ${alg} does not fit an RSA key`);
     const hash = `sha${alg.slice(2)}`;
     const pss = alg.startsWith('PS');
     return {
@@ -93,16 +94,16 @@ function signerFor(value: unknown, name: string): AssertionSigner {
   if (type === 'ec') {
     const alg = CURVE_ALG[key.asymmetricKeyDetails?.namedCurve ?? ''];
     if (alg === undefined || (named !== undefined && named !== alg))
-      optionError(`option "${name}" must be an EC key on P-256, P-384 or P-521 (alg ES256, ES384, ES512)`);
+      optionError(name, `option "${name}" must be an EC key on P-256, P-384 or P-521 (alg ES256, ES384, ES512)`);
     const hash = `sha${alg.slice(2)}`;
     return { alg, kid, sign: (input) => sign(hash, input, { key, dsaEncoding: 'ieee-p1363' }) };
   }
   if (type === 'ed25519') {
     if (named !== undefined && named !== 'EdDSA' && named !== 'Ed25519')
-      optionError(`option "${name}": alg ${named} does not fit an Ed25519 key`);
+      optionError(name, `option "${name}": alg ${named} does not fit an Ed25519 key`);
     return { alg: named ?? 'EdDSA', kid, sign: (input) => sign(null, input, key) };
   }
-  return optionError(`option "${name}" must be an RSA, EC or Ed25519 private key`);
+  return optionError(name, `option "${name}" must be an RSA, EC or Ed25519 private key`);
 }
 
 const encodeJson = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -114,20 +115,22 @@ const encodeJson = (value: object) => Buffer.from(JSON.stringify(value)).toStrin
 export function resolveClientAuth(value: Record<string, unknown>, name: string): ClientAuth {
   const { clientId, clientSecret, privateKey, authMethod } = value;
   if (typeof clientId !== 'string' || clientId === '')
-    optionError(`option "${name}.clientId" must be a non-empty string`);
+    optionError(`${name}.clientId`, `option "${name}.clientId" must be a non-empty string`);
   if (authMethod !== undefined && !METHODS.includes(authMethod as ClientAuthMethod)) {
-    optionError(`option "${name}.authMethod" must be ${METHODS.map((m) => `'${m}'`).join(', ')}`);
+    optionError(`${name}.authMethod`, `option "${name}.authMethod" must be ${METHODS.map((m) => `'${m}'`).join(', ')}`);
   }
   const hasSecret = clientSecret !== undefined;
   const hasKey = privateKey !== undefined;
   if (hasSecret && hasKey)
     optionError(
+      `${name}.privateKey`,
       `options "${name}.clientSecret" and "${name}.privateKey" exclude each other: give the one your client is registered with`,
     );
   const method = (authMethod ?? (hasKey ? 'private_key_jwt' : 'client_secret_basic')) as ClientAuthMethod;
 
   if (method === 'private_key_jwt') {
-    if (!hasKey) optionError(`option "${name}.privateKey" is required with authMethod 'private_key_jwt'`);
+    if (!hasKey)
+      optionError(`${name}.privateKey`, `option "${name}.privateKey" is required with authMethod 'private_key_jwt'`);
     const signer = signerFor(privateKey, `${name}.privateKey`);
     return {
       clientId,
@@ -151,9 +154,11 @@ export function resolveClientAuth(value: Record<string, unknown>, name: string):
       },
     };
   }
-  if (hasKey) optionError(`option "${name}.privateKey" applies to authMethod 'private_key_jwt' only`);
+  if (hasKey)
+    optionError(`${name}.privateKey`, `option "${name}.privateKey" applies to authMethod 'private_key_jwt' only`);
   if (typeof clientSecret !== 'string' || clientSecret === '') {
     optionError(
+      `${name}.clientSecret`,
       `option "${name}.clientSecret" is required with authMethod '${method}' (a non-empty string; or give "${name}.privateKey" for private_key_jwt)`,
     );
   }

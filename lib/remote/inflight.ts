@@ -1,17 +1,14 @@
 // A cap on remote calls under way at once (upstream mode, introspection): a new token beyond it is answered 503 at
 // once, never queued, so a hanging server holds at most this many sockets, not one per new token.
 import { TokenAuthError } from '../base/errors';
-import { optionError } from '../base/option-error';
+import { positiveInteger } from '../base/option-checks';
 
 /** Default most calls under way at once (`key.maxInflight`, `introspection.maxInflight`). */
 export const DEFAULT_MAX_INFLIGHT = 100;
 
-/** `maxInflight` as given (a positive integer), or undefined when absent; a TypeError naming `name` otherwise. */
+/** `maxInflight` as given (a positive integer), or undefined when absent; an OptionError at `name` otherwise. */
 export function resolveMaxInflight(value: unknown, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
-    optionError(`option "${name}" must be a positive integer`);
-  return value;
+  return positiveInteger(value, name, undefined);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The `introspection` and `introspect` options (docs/introspection.md): who we are at the authorization server, where its
 // introspection endpoint is, and which tokens are asked about. Checked once, at createTokenAuth.
-import { parseDuration, type Duration } from '../base/duration';
+import { positiveDuration, type Duration } from '../base/duration';
+import { knownFields, type FieldList } from '../base/option-checks';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
@@ -37,16 +38,16 @@ export interface ResolvedIntrospection {
   server: IssuerBase;
 }
 
-const FIELDS = new Set([
-  'clientId',
-  'clientSecret',
-  'privateKey',
-  'authMethod',
-  'endpoint',
-  'timeout',
-  'breaker',
-  'maxInflight',
-]);
+const FIELDS: FieldList<IntrospectionOptions> = {
+  clientId: true,
+  clientSecret: true,
+  privateKey: true,
+  authMethod: true,
+  endpoint: true,
+  timeout: true,
+  breaker: true,
+  maxInflight: true,
+};
 const DEFAULT_TIMEOUT = 5;
 
 /**
@@ -61,24 +62,32 @@ export function resolveIntrospection(
 ): ResolvedIntrospection | undefined {
   const value = input.introspection;
   if (value === undefined) {
-    if (input.introspect !== undefined) optionError('option "introspect" applies only with option "introspection"');
+    if (input.introspect !== undefined)
+      optionError('introspect', 'option "introspect" applies only with option "introspection"');
     return undefined;
   }
   if (!isObject(value))
-    optionError('option "introspection" must be an object ({ clientId, clientSecret } or { clientId, privateKey })');
-  for (const name of Object.keys(value)) if (!FIELDS.has(name)) optionError(`unknown option "introspection.${name}"`);
+    optionError(
+      'introspection',
+      'option "introspection" must be an object ({ clientId, clientSecret } or { clientId, privateKey })',
+    );
+  knownFields(value, FIELDS, 'introspection');
   const mode = input.introspect ?? 'opaque';
-  if (mode !== 'opaque' && mode !== 'always') optionError(`option "introspect" must be 'opaque' or 'always'`);
+  if (mode !== 'opaque' && mode !== 'always')
+    optionError('introspect', `option "introspect" must be 'opaque' or 'always'`);
   if (issuerBaseURL === undefined) {
     optionError(
+      'introspection',
       'option "introspection" needs option "issuerBaseURL": the authorization server whose issuer, keys and introspection_endpoint are discovered',
     );
   }
   if (issuerBaseURL.length !== 1)
-    optionError('option "introspection" applies to one authorization server: "issuerBaseURL" must name exactly one');
+    optionError(
+      'introspection',
+      'option "introspection" applies to one authorization server: "issuerBaseURL" must name exactly one',
+    );
   const client = resolveClientAuth(value, 'introspection');
-  const timeout = value.timeout === undefined ? DEFAULT_TIMEOUT : parseDuration(value.timeout, 'introspection.timeout');
-  if (!(timeout > 0)) optionError('option "introspection.timeout" must be more than zero');
+  const timeout = positiveDuration(value.timeout, 'introspection.timeout', DEFAULT_TIMEOUT);
   const endpoint =
     value.endpoint === undefined
       ? undefined

@@ -16,7 +16,6 @@ import type { ResolvedIntrospection } from './introspection-options';
 import { limitInflight } from './inflight';
 import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import type { RemoteClaims, RemoteClaimsSource, TokenSource } from './source';
-import { optionError } from '../base/option-error';
 import { retryAfterOf } from './retry-after';
 
 /** Largest introspection answer read (64 KiB); a real one is well under a kilobyte, a signed one a few. */
@@ -179,6 +178,7 @@ export function createIntrospectionSource(
   context: IntrospectionContext,
 ): RemoteClaimsSource | undefined {
   if (settings === undefined) return undefined;
-  if (!isDiscoverySource(keys)) return optionError('option "introspection" needs option "issuerBaseURL"');
+  // resolveOptions let `introspection` through only with `issuerBaseURL`, whose key source is a discovery one.
+  if (!isDiscoverySource(keys)) throw new Error('express-verified-user: introspection built without discovery');
   return introspectionSource({ settings, server: keys, ...context });
 }

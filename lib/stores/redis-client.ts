@@ -4,6 +4,7 @@
  * whether the connection is ready, and a second connection for pub/sub. Only the shapes used here are declared,
  * so neither package is needed to compile or run the core.
  */
+import { optionError } from '../base/option-error';
 
 /** What every node-redis client (v5/v6: single, cluster, sentinel) offers that a store uses, beside its command. */
 interface NodeRedisBase {
@@ -89,7 +90,7 @@ export function redisConnection(client: unknown): RedisConnection {
     if (isIoRedis(candidate)) return ioRedisConnection(candidate);
     if (isNodeRedis(candidate)) return nodeRedisConnection(candidate);
   }
-  throw new TypeError('express-verified-user/redis: createRedisStore expects a node-redis or ioredis client');
+  return optionError('client', 'createRedisStore expects a node-redis or ioredis client');
 }
 
 /**

@@ -1,6 +1,9 @@
 // A fleet's shared state in the app's Redis: the revocation list (pub/sub), DPoP single use and shared verdicts,
 // behind the small store interfaces that verify/ and dpop/ define.
-import { parseDuration, type Duration } from '../base/duration';
+import { positiveDuration, type Duration } from '../base/duration';
+import { optionError } from '../base/option-error';
+import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 import { TokenAuthError } from '../base/errors';
 import type { ReplayStore } from '../dpop/replay';
 import type { RevocationList, RevocationStats, RevocationStore } from '../verify/revocation';
@@ -54,6 +57,8 @@ export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictS
   close(): void;
 }
 
+const REDIS_STORE_OPTIONS: FieldList<RedisStoreOptions> = { prefix: true, timeout: true, maxPending: true };
+
 // The live part of the list as a flat array of strings (member, score, …), whatever protocol the client speaks.
 const LOAD = `return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')`;
 
@@ -81,20 +86,16 @@ const RETRY_MS = 250;
  */
 export function createRedisStore(client: RedisClientLike, opts: RedisStoreOptions = {}): RedisStore {
   const redis = redisConnection(client);
+  if (!isObject(opts)) optionError('', 'createRedisStore expects an options object');
+  knownFields(opts, REDIS_STORE_OPTIONS, '', 'createRedisStore');
   const prefix = opts.prefix ?? 'evu:';
-  if (typeof prefix !== 'string') throw new TypeError('express-verified-user/redis: option "prefix" must be a string');
+  if (typeof prefix !== 'string') optionError('prefix', 'createRedisStore option "prefix" must be a string');
   // An empty hash tag first ("{}") would make Redis Cluster hash whole key names, parting a verdict from its lock.
   const tag = prefix.indexOf('{');
   if (tag !== -1 && prefix[tag + 1] === '}')
-    throw new TypeError('express-verified-user/redis: option "prefix" must not start a hash tag with "{}"');
-  const timeoutMs = (opts.timeout === undefined ? 1 : parseDuration(opts.timeout, 'timeout')) * 1000;
-  if (!(timeoutMs > 0)) throw new TypeError('express-verified-user/redis: option "timeout" must be more than zero');
-  const maxPending = opts.maxPending ?? 1000;
-  if (!Number.isSafeInteger(maxPending) || maxPending < 1) {
-    throw new TypeError(
-      'express-verified-user/redis: option "maxPending" must be a whole number of commands, at least 1',
-    );
-  }
+    optionError('prefix', 'createRedisStore option "prefix" must not start a hash tag with "{}"');
+  const timeoutMs = positiveDuration(opts.timeout, 'timeout', 1, 'createRedisStore option "timeout"') * 1000;
+  const maxPending = positiveInteger(opts.maxPending, 'maxPending', 1000, 'createRedisStore option "maxPending"');
   const listKey = `${prefix}revoked`;
   // The hash in braces is the key's Cluster hash tag: a verdict and its lock always share a slot, whatever the prefix.
   const verdictKey = (key: string) => `${prefix}verdict:{${key}}`;

@@ -160,14 +160,14 @@ function resolveTyp(value: unknown, rule: ModeRule, mode: ClaimsMode): ReadonlyS
   if (value === undefined) return rule.typ;
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list) || list.length === 0 || list.some((t) => typeof t !== 'string' || t.trim() === '')) {
-    optionError('option "typ" must be a non-empty string or a non-empty array of them');
+    optionError('typ', 'option "typ" must be a non-empty string or a non-empty array of them');
   }
   const accepted = new Set((list as string[]).map(normalizeTyp));
   for (const typ of accepted) {
     if (namesAnotherJwt(typ))
-      optionError(`option "typ" may not accept "${typ}": it names another kind of JWT than an access token`);
+      optionError('typ', `option "typ" may not accept "${typ}": it names another kind of JWT than an access token`);
     if (rule.typ !== undefined && !rule.typ.has(typ))
-      optionError(`option "typ" may not accept "${typ}" with claims: '${mode}'`);
+      optionError('typ', `option "typ" may not accept "${typ}" with claims: '${mode}'`);
   }
   return accepted;
 }
@@ -175,7 +175,7 @@ function resolveTyp(value: unknown, rule: ModeRule, mode: ClaimsMode): ReadonlyS
 function resolveRequired(value: unknown): readonly string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.some((c) => typeof c !== 'string' || c === '')) {
-    optionError('option "requiredClaims" must be an array of claim names');
+    optionError('requiredClaims', 'option "requiredClaims" must be an array of claim names');
   }
   return [...new Set(value as string[])];
 }
@@ -188,7 +188,7 @@ function invalid(reason: string, cause?: unknown): TokenAuthError {
 export function resolveClaimsMode(value: unknown, discovery: boolean): ClaimsMode {
   if (value === undefined) return discovery ? 'jwt' : 'strict';
   if (typeof value !== 'string' || !Object.prototype.hasOwnProperty.call(MODES, value)) {
-    optionError(`option "claims" must be 'strict', 'jwt' or 'at+jwt'`);
+    optionError('claims', `option "claims" must be 'strict', 'jwt' or 'at+jwt'`);
   }
   return value as ClaimsMode;
 }
@@ -206,6 +206,7 @@ export function resolveClaimPolicy(
   const rule = MODES[mode];
   if (context.upstream && (mode === 'at+jwt' || input.typ !== undefined)) {
     optionError(
+      input.typ !== undefined ? 'typ' : 'claims',
       `options "typ" and claims: 'at+jwt' need the token's header, which upstream mode ({ upstream }) and introspect: 'always' do not see`,
     );
   }
@@ -213,7 +214,7 @@ export function resolveClaimPolicy(
   const required = resolveRequired(input.requiredClaims);
   const validate = input.validateClaims;
   if (validate !== undefined && typeof validate !== 'function')
-    optionError('option "validateClaims" must be a function (claims, header) => boolean');
+    optionError('validateClaims', 'option "validateClaims" must be a function (claims, header) => boolean');
   const validator = validate as ClaimsValidator<Record<string, unknown>> | undefined;
   // Payloads that passed, held weakly: added once per verdict (a cache miss), never per request.
   const passed = new WeakSet<object>();

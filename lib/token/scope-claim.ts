@@ -67,6 +67,7 @@ export function resolveScopeClaim(value: unknown, defaults: readonly string[]): 
   const names = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(names) || names.length === 0 || names.some((n) => typeof n !== 'string' || n === '')) {
     optionError(
+      'scopeClaim',
       'option "scopeClaim" must be a claim name, a non-empty array of claim names, or a function (claims) => string[] | undefined',
     );
   }

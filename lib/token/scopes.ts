@@ -1,5 +1,7 @@
 // Scope requirements of a route (a list, `{ all }` or `{ any }`) and the check of granted scopes against them.
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 /** A scope requirement: all of an array, or `{ all, any }` (every `all` scope and at least one `any` scope). */
 export type ScopeRequirementInput = readonly string[] | { all?: readonly string[]; any?: readonly string[] };
 
@@ -16,12 +18,16 @@ export interface ScopeRequirement {
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/; // RFC 6749 §3.3 scope-token
 
-function scopeList(value: unknown, where: string): readonly string[] {
+/** The fields of a `{ all, any }` requirement. */
+const REQUIREMENT_FIELDS: FieldList<{ all?: unknown; any?: unknown }> = { all: true, any: true };
+
+function scopeList(value: unknown, option: string, where: string): readonly string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) optionError(`${where} must be an array of scope strings`);
+  if (!Array.isArray(value)) optionError(option, `${where} must be an array of scope strings`);
   for (const scope of value) {
     if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
       optionError(
+        option,
         `${where} holds an invalid scope (scopes are non-empty strings without spaces, quotes or backslashes)`,
       );
     }
@@ -29,21 +35,24 @@ function scopeList(value: unknown, where: string): readonly string[] {
   return Object.freeze([...new Set(value as string[])]);
 }
 
-/** Parse and validate a requirement; a TypeError for anything malformed. */
-export function parseScopeRequirement(input: unknown, where = 'scopes'): ScopeRequirement {
+/**
+ * Parse and validate a requirement; an OptionError at `option` (its path, `'scopes'` for a route's) for anything
+ * malformed, `where` naming it in the message.
+ */
+export function parseScopeRequirement(input: unknown, option = 'scopes', where = option): ScopeRequirement {
   let all: readonly string[];
   let any: readonly string[];
   if (input === undefined || Array.isArray(input)) {
-    all = scopeList(input, where);
+    all = scopeList(input, option, where);
     any = [];
-  } else if (typeof input === 'object' && input !== null) {
-    const extra = Object.keys(input).filter((k) => k !== 'all' && k !== 'any');
-    if (extra.length > 0) optionError(`${where} accepts only "all" and "any", not "${extra[0]}"`);
-    const spec = input as { all?: unknown; any?: unknown };
-    all = scopeList(spec.all, `${where}.all`);
-    any = scopeList(spec.any, `${where}.any`);
+  } else if (isObject(input)) {
+    knownFields(input, REQUIREMENT_FIELDS, option, undefined, (_path, _known, name) => {
+      return `${where} accepts only "all" and "any", not "${name}"`;
+    });
+    all = scopeList(input.all, `${option}.all`, `${where}.all`);
+    any = scopeList(input.any, `${option}.any`, `${where}.any`);
   } else {
-    optionError(`${where} must be an array of scopes or { all, any }`);
+    optionError(option, `${where} must be an array of scopes or { all, any }`);
   }
   return Object.freeze({ all, any, challenge: challengeOf(all, any, undefined) });
 }

@@ -3,6 +3,8 @@
 import { parseDuration, type Duration } from '../base/duration';
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
+import { knownFields, type FieldList } from '../base/option-checks';
+import { isObject } from '../base/values';
 import { NO_SCOPES, parseScopeRequirement, type ScopeRequirement } from './scopes';
 
 /** The second argument of `requireVerifiedUser`: what the user's authentication must meet (RFC 9470). */
@@ -21,22 +23,21 @@ export interface StepUp {
   readonly maxAge: number | undefined;
 }
 
-const KNOWN = new Set(['acr', 'maxAge']);
+const ROUTE_FIELDS: FieldList<RouteOptions> = { acr: true, maxAge: true };
 // RFC 9470 §3: acr_values is a space-separated list inside a quoted-string: no spaces, quotes or backslashes.
 const ACR = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** Validate `requireVerifiedUser`'s route options (a TypeError naming the option); undefined when none demand anything. */
 export function parseStepUp(input: unknown): StepUp | undefined {
   if (input === undefined) return undefined;
-  if (typeof input !== 'object' || input === null || Array.isArray(input))
-    optionError('requireVerifiedUser options must be an object { acr?, maxAge? }');
-  for (const name of Object.keys(input))
-    if (!KNOWN.has(name)) optionError(`requireVerifiedUser has no option "${name}" (known: acr, maxAge)`);
-  const { acr, maxAge } = input as { acr?: unknown; maxAge?: unknown };
+  if (!isObject(input)) optionError('', 'requireVerifiedUser options must be an object { acr?, maxAge? }');
+  knownFields(input, ROUTE_FIELDS, '', 'requireVerifiedUser');
+  const { acr, maxAge } = input;
   let accepted: ReadonlySet<string> | undefined;
   if (acr !== undefined) {
     if (!Array.isArray(acr) || acr.length === 0 || acr.some((value) => typeof value !== 'string' || !ACR.test(value))) {
       optionError(
+        'acr',
         'requireVerifiedUser option "acr" must be a non-empty array of acr values (no spaces, quotes or backslashes)',
       );
     }
@@ -45,7 +46,7 @@ export function parseStepUp(input: unknown): StepUp | undefined {
   let seconds: number | undefined;
   if (maxAge !== undefined) {
     // RFC 9470 §3 names max_age in whole seconds, as OpenID Connect's max_age.
-    seconds = Math.floor(parseDuration(maxAge, 'requireVerifiedUser maxAge'));
+    seconds = Math.floor(parseDuration(maxAge, 'maxAge', 'requireVerifiedUser maxAge'));
   }
   if (accepted === undefined && seconds === undefined) return undefined;
   return Object.freeze({

@@ -44,7 +44,10 @@ export interface RevocationStore {
 export function resolveRevocation(value: unknown): RevocationStore | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || typeof (value as RevocationStore).follow !== 'function') {
-    optionError('option "revocation" must be a revocation store (createRedisStore from express-verified-user/redis)');
+    optionError(
+      'revocation',
+      'option "revocation" must be a revocation store (createRedisStore from express-verified-user/redis)',
+    );
   }
   return value as RevocationStore;
 }

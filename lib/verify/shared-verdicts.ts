@@ -2,7 +2,7 @@
 // per fleet, not per instance.
 import * as crypto from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
-import type { RemoteClaims, RemoteClaimsSource, TokenSource } from '../remote/source';
+import type { RemoteClaims, RemoteClaimsSource } from '../remote/source';
 import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
 import { createSingleFlight, MAX_FLIGHTS, type FlightStats, type VerdictLockStore } from './single-flight';
@@ -25,8 +25,11 @@ export interface SharedVerdictStore {
   setVerdict(key: string, value: string, ttl: number): Promise<void>;
 }
 
-/** `cache.shared` checked at `createTokenAuth`: a store with getVerdict/setVerdict, or undefined. */
-export function resolveSharedVerdicts(cache: unknown): SharedVerdictStore | undefined {
+/**
+ * `cache.shared` checked at `createTokenAuth`: a store with getVerdict/setVerdict, or undefined. Only a remote
+ * source (`remote`: upstream mode or introspection) has verdicts to share.
+ */
+export function resolveSharedVerdicts(cache: unknown, remote: boolean): SharedVerdictStore | undefined {
   if (typeof cache !== 'object' || cache === null) return undefined;
   const shared = (cache as { shared?: unknown }).shared;
   if (shared === undefined) return undefined;
@@ -37,7 +40,16 @@ export function resolveSharedVerdicts(cache: unknown): SharedVerdictStore | unde
     typeof store.getVerdict !== 'function' ||
     typeof store.setVerdict !== 'function'
   ) {
-    optionError('option "cache.shared" must be a shared store (createRedisStore from express-verified-user/redis)');
+    optionError(
+      'cache.shared',
+      'option "cache.shared" must be a shared store (createRedisStore from express-verified-user/redis)',
+    );
+  }
+  if (!remote) {
+    optionError(
+      'cache.shared',
+      'option "cache.shared" applies to key.upstream and introspection only (local verification needs no shared verdicts)',
+    );
   }
   return store as SharedVerdictStore;
 }
@@ -116,16 +128,11 @@ export interface SharedVerdictSource extends RemoteClaimsSource {
  * token costs one call per fleet even when every instance sees it at once (verify/single-flight.ts).
  */
 export function withSharedVerdicts(
-  source: TokenSource,
+  source: RemoteClaimsSource,
   options: SharedVerdictConfig,
-): TokenSource | SharedVerdictSource {
+): RemoteClaimsSource | SharedVerdictSource {
   const store = options.sharedVerdicts;
   if (store === undefined) return source;
-  if (source.kind !== 'remote') {
-    optionError(
-      'option "cache.shared" applies to key.upstream and introspection only (local verification needs no shared verdicts)',
-    );
-  }
   const cache = options.cache;
   const ttl = cache === false ? 0 : cache.ttl;
   const errorTtl = cache === false ? 0 : cache.errorTtl;
