@@ -106,6 +106,7 @@ async function main() {
   build();
   const { jwksKeySource } = require(path.join(DIST, 'keys', 'jwks.js'));
   const { createTokenAuth } = require(path.join(DIST, 'index.js'));
+  const { sampleShapeB } = require(path.join(DIST, 'token', 'sample.js'));
   const { JwksClient } = require('jwks-rsa');
 
   const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -117,17 +118,7 @@ async function main() {
   const server = await jwksServer(published);
   const header = { alg: 'RS256', kid: 'rsa-1' };
   const now = Math.floor(Date.now() / 1000);
-  const payload = {
-    iss: 'bench',
-    aud: 'bench',
-    iat: now,
-    exp: now + 3600,
-    jti: 'j',
-    scopes: ['identify'],
-    providers: {},
-    metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'bench' },
-    sub: null,
-  };
+  const payload = sampleShapeB({ issuer: 'bench', audience: 'bench', now, lifetime: 3600 });
   const token = jwt.sign(payload, rsa.privateKey, { algorithm: 'RS256', keyid: 'rsa-1' });
   const verifyOptions = { algorithms: ['RS256'] };
 

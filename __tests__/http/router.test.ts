@@ -158,10 +158,10 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       expect(res.body).toEqual({
         status: 'success',
         user: {
-          id: '1098765432123',
-          name: 'Nelly Example',
-          email: 'nelly@example.com',
-          picture: 'https://example.com/nelly.png',
+          id: '110248495921238986420',
+          name: 'Test User',
+          email: 'test.user@example.com',
+          picture: 'https://example.com/test-user.png',
         },
       });
       expectNoStoreJson(res);
