@@ -1,8 +1,8 @@
 import express from 'express';
 import request from 'supertest';
-import { requireVerifiedUser } from '../../lib';
-import { optionsFromEnv, resetDefaultTokenAuth } from '../../lib/default-auth';
-import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { requireVerifiedUser } from '../lib';
+import { optionsFromEnv, resetDefaultTokenAuth } from '../lib/default-auth';
+import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from './fixtures/issuer';
 
 const VARIABLES = [
   'TOKEN_SECRET',
