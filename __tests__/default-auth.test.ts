@@ -1,7 +1,9 @@
+// The instance the top-level requireVerifiedUser and verifyRouter build from TOKEN_* variables, on first use (at app
+// set-up).
 import express from 'express';
 import request from 'supertest';
 import { requireVerifiedUser } from '../lib';
-import { optionsFromEnv, resetDefaultTokenAuth } from '../lib/default-auth';
+import { resetDefaultTokenAuth } from '../lib/default-auth';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from './fixtures/issuer';
 
 const VARIABLES = [
@@ -84,87 +86,6 @@ describe('top-level requireVerifiedUser (environment-configured)', () => {
   });
 });
 
-describe('optionsFromEnv', () => {
-  function messageOf(env: NodeJS.ProcessEnv): string {
-    try {
-      optionsFromEnv(env);
-    } catch (err) {
-      expect(err).toBeInstanceOf(TypeError);
-      return (err as Error).message;
-    }
-    throw new Error('optionsFromEnv accepted the environment');
-  }
-
-  it('names every missing or wrong variable in one TypeError, never a value', () => {
-    const message = messageOf({
-      TOKEN_CLAIMS: 'oidc-secret-word',
-      TOKEN_SCOPE_CLAIM: 'scope,,scp',
-      TOKEN_ALGORITHMS: 'HS256,none',
-    });
-    expect(message).toBe(
-      [
-        'express-verified-user: the environment does not configure the default TokenAuth:',
-        '- no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, TOKEN_ISSUER_BASE_URL',
-        '- set TOKEN_ISSUER (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
-        '- set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose)',
-        '- TOKEN_ALGORITHMS must be a comma-separated list of supported algorithms (HS256, RS256, ES256, EdDSA, …; never none)',
-        '- TOKEN_CLAIMS must be strict, jwt or at+jwt',
-        '- TOKEN_SCOPE_CLAIM must be claim names separated by commas, none empty',
-      ].join('\n'),
-    );
-    expect(message).not.toContain('oidc-secret-word');
-  });
-
-  it('names a variable set under a misspelt name as the likely cause, by name only', () => {
-    const message = messageOf({
-      TOKEN_SECERT: 's3cret-value-never-shown',
-      TOKEN_ISSUER: ISSUER,
-      token_audience: AUDIENCE,
-    });
-    expect(message).toContain(
-      'no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
-        'TOKEN_ISSUER_BASE_URL (TOKEN_SECERT is set: a misspelling of TOKEN_SECRET?)',
-    );
-    expect(message).toContain(
-      'set TOKEN_AUDIENCE (a value, a comma-separated list, or "false" to leave it unchecked on purpose) ' +
-        '(token_audience is set: a misspelling of TOKEN_AUDIENCE?)',
-    );
-    expect(message).not.toContain('s3cret-value-never-shown');
-    expect(messageOf({ TOKEN_ISSUER_BASEURL: 'https://a.example', TOKEN_AUDIENCE: AUDIENCE })).toBe(
-      'express-verified-user: no key configured: set one of TOKEN_SECRET, TOKEN_PUBLIC_KEY, TOKEN_JWKS_URI, TOKEN_UPSTREAM_URL, ' +
-        'TOKEN_ISSUER_BASE_URL (TOKEN_ISSUER_BASEURL is set: a misspelling of TOKEN_ISSUER_BASE_URL?)',
-    );
-  });
-
-  it('reads comma lists, "false", and TOKEN_ALGORITHMS', () => {
-    const options = optionsFromEnv({
-      TOKEN_SECRET: SECRET,
-      TOKEN_ISSUER: 'a.example, b.example',
-      TOKEN_AUDIENCE: 'false',
-      TOKEN_ALGORITHMS: 'HS256,HS512',
-    });
-    expect(options).toEqual({
-      key: { secret: SECRET },
-      issuer: ['a.example', 'b.example'],
-      audience: false,
-      algorithms: ['HS256', 'HS512'],
-    });
-  });
-
-  it('maps each key variable to its key form', () => {
-    const rest = { TOKEN_ISSUER: ISSUER, TOKEN_AUDIENCE: AUDIENCE };
-    expect(
-      optionsFromEnv({ ...rest, TOKEN_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nAAA\\n-----END PUBLIC KEY-----' }).key,
-    ).toEqual({ publicKey: '-----BEGIN PUBLIC KEY-----\nAAA\n-----END PUBLIC KEY-----' });
-    expect(optionsFromEnv({ ...rest, TOKEN_JWKS_URI: 'https://i.example/jwks' }).key).toEqual({
-      jwksUri: 'https://i.example/jwks',
-    });
-    expect(optionsFromEnv({ ...rest, TOKEN_UPSTREAM_URL: 'https://i.example/api' }).key).toEqual({
-      upstream: 'https://i.example/api',
-    });
-  });
-});
-
 describe('TOKEN_CLAIMS and TOKEN_SCOPE_CLAIM', () => {
   const registered = (overrides: Record<string, unknown> = {}) => ({
     iss: ISSUER,
@@ -173,17 +94,6 @@ describe('TOKEN_CLAIMS and TOKEN_SCOPE_CLAIM', () => {
     iat: Math.floor(Date.now() / 1000),
     exp: Math.floor(Date.now() / 1000) + 600,
     ...overrides,
-  });
-
-  it('reads the claims mode and the scope claims, comma-separated', () => {
-    const options = optionsFromEnv({
-      TOKEN_SECRET: SECRET,
-      TOKEN_ISSUER: ISSUER,
-      TOKEN_AUDIENCE: AUDIENCE,
-      TOKEN_CLAIMS: 'jwt',
-      TOKEN_SCOPE_CLAIM: 'permissions, scope',
-    });
-    expect(options).toMatchObject({ claims: 'jwt', scopeClaim: ['permissions', 'scope'] });
   });
 
   it("lets the environment-configured instance accept other servers' tokens, reading the named scope claim", async () => {

@@ -1,8 +1,49 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { isThenable } from '../../lib/base/values';
+import { resolveOptions } from '../../lib/config/resolve';
+import { createKeySource } from '../../lib/keys';
+import { ResultCache } from '../../lib/verify/cache';
+import { createVerifier } from '../../lib/verify/verifier';
+import { AUDIENCE, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
 
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
+const ed25519 = generateKeyPairSync('ed25519');
+const ed448 = generateKeyPairSync('ed448');
+const rsa = rsaKeys();
+
+function verifierFor(options: Partial<TokenAuthOptions>) {
+  const resolved = resolveOptions({ ...base, ...options } as TokenAuthOptions<never>);
+  const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
+  return createVerifier({
+    source: createKeySource(resolved),
+    rules: resolved.rules,
+    claims: resolved.claims,
+    clock: resolved.clock,
+    cache,
+  });
+}
+
+describe('static-key verification stays synchronous', () => {
+  const token = sign(shapeB(NOW));
+
+  it('without validateClaims, and with a synchronous one', () => {
+    for (const options of [{}, { validateClaims: () => true }]) {
+      const answer = verifierFor(options).verify(token);
+      expect(isThenable(answer)).toBe(false);
+      expect(answer).toMatchObject({ iss: ISSUER });
+    }
+  });
+
+  it('answers with a promise only when validateClaims does, and not again once the verdict is cached', async () => {
+    const verifier = verifierFor({ validateClaims: async () => true });
+    const first = verifier.verify(token);
+    expect(isThenable(first)).toBe(true);
+    await expect(first).resolves.toMatchObject({ iss: ISSUER });
+    expect(isThenable(verifier.verify(token))).toBe(false);
+  });
+});
 
 describe('verify(token)', () => {
   it('resolves with the claims exactly as signed', async () => {
@@ -51,5 +92,31 @@ describe('verify(token)', () => {
     });
     await rejection(auth.verify('a.b.c'));
     expect(seen).toEqual([['invalid_token', undefined]]);
+  });
+});
+
+describe('key and algorithm fit at verification (resolver keys)', () => {
+  it('never lets an Ed25519 key verify an RS256 token', async () => {
+    const verifier = createTokenAuth({ ...base, key: () => ed25519.publicKey, algorithms: ['RS256', 'EdDSA'] });
+    expect(await rejection(verifier.verify(sign(shapeB(NOW), rsa.privateKey, 'RS256')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'key-mismatch',
+    });
+  });
+
+  it('never lets an RSA key verify an EdDSA token', async () => {
+    const verifier = createTokenAuth({ ...base, key: () => rsa.publicKey, algorithms: ['RS256', 'EdDSA'] });
+    expect(await rejection(verifier.verify(sign(shapeB(NOW), ed25519.privateKey, 'EdDSA')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'key-mismatch',
+    });
+  });
+
+  it('never lets an Ed448 key verify an Ed25519 token', async () => {
+    const verifier = createTokenAuth({ ...base, key: () => ed448.publicKey, algorithms: ['Ed25519'] });
+    expect(await rejection(verifier.verify(sign(shapeB(NOW), ed25519.privateKey, 'Ed25519')))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'key-mismatch',
+    });
   });
 });
