@@ -1,7 +1,8 @@
 /**
- * `introspection` (SPEC §16, RFC 7662 and RFC 9701) against a real oidc-provider 9 issuing opaque access tokens
- * (__tests__/fixtures/authorization-server.ts), through real Express 4 and 5 apps and `verify()`. Calls are counted
- * at the provider; a loopback proxy in front of its endpoint alters answers where a test needs a hostile path.
+ * The introspection source (RFC 7662, RFC 9701; docs/introspection.md) through `verify()`, against a real
+ * oidc-provider 9 issuing opaque access tokens (__tests__/fixtures/authorization-server.ts): calls and their cache,
+ * client authentication, signed answers, and `introspection.maxInflight`, the cap on calls under way. Calls are
+ * counted at the provider; a loopback server in front of its endpoint alters or holds answers where a test needs it.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import * as diagnostics from 'node:diagnostics_channel';
@@ -10,7 +11,7 @@ import request from 'supertest';
 import { createTokenAuth, TokenAuthError, type FetchEvent, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { rejection } from '../fixtures/rejection';
 
 /** Real time (the provider's tokens expire by it), moved forward by `skew` to let cache entries lapse. */
@@ -62,51 +63,6 @@ async function callsDuring(server: AuthorizationServer, run: () => Promise<unkno
   await run();
   return (await server.introspections()) - before;
 }
-
-describe.each(EXPRESS_VERSIONS)('an opaque token through %s', (_name, express) => {
-  function app(auth: TokenAuth) {
-    const made = express();
-    made.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
-    made.get('/write', auth.requireVerifiedUser(['write']), (req, res) => res.json(req.auth));
-    return made;
-  }
-
-  it('answers 200 with the introspected claims (all but active)', async () => {
-    const token = await as.token({ scope: 'read' });
-    const response = await request(app(introspecting(as)))
-      .get('/read')
-      .set(bearer(token));
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({
-      iss: as.issuer,
-      aud: as.resource,
-      client_id: as.clientId,
-      scope: 'read',
-      token_type: 'Bearer',
-    });
-    expect(response.body).not.toHaveProperty('active');
-    expect(typeof response.body.exp).toBe('number');
-  });
-
-  it("answers 403 insufficient_scope when the introspected scope lacks the route's", async () => {
-    const token = await as.token({ scope: 'read' });
-    const response = await request(app(introspecting(as)))
-      .get('/write')
-      .set(bearer(token));
-    expect(response.status).toBe(403);
-    expect(response.headers['www-authenticate']).toContain('error="insufficient_scope"');
-    expect(response.headers['www-authenticate']).toContain('scope="write"');
-  });
-
-  it('answers 401 invalid_token for a token the provider does not know', async () => {
-    const response = await request(app(introspecting(as)))
-      .get('/read')
-      .set(bearer('made~up+opaque/token'));
-    expect(response.status).toBe(401);
-    expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
-    expect(errors.map((e) => e.reason)).toEqual(['introspection-inactive']);
-  });
-});
 
 describe('calls to the authorization server', () => {
   it('introspects a new token once for many requests, concurrent or not', async () => {
@@ -429,4 +385,91 @@ describe('an authorization server without signed answers or without the endpoint
     }
     expect(new Set(errors.map((e) => e.reason))).toEqual(new Set(['introspection-endpoint-missing']));
   });
+});
+
+describe('introspection.maxInflight', () => {
+  let slow: LoopbackServer;
+  /** Requests the slow endpoint holds, each answered by forwarding it to the provider once released. */
+  const held: Array<() => void> = [];
+
+  function holdThenForward(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      held.push(() => {
+        const headers: Record<string, string> = {};
+        for (const name of ['authorization', 'content-type', 'accept'])
+          if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
+        void fetch(`${as.issuer}/token/introspection`, { method: 'POST', headers, body: Buffer.concat(chunks) }).then(
+          async (answer) =>
+            res
+              .writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? '' })
+              .end(await answer.text()),
+          () => res.writeHead(502).end(),
+        );
+      });
+    });
+  }
+
+  beforeAll(async () => {
+    slow = await startLoopbackServer(holdThenForward);
+  });
+
+  afterAll(async () => {
+    await slow.close();
+  });
+
+  beforeEach(() => {
+    slow.reset();
+    held.length = 0;
+  });
+
+  const through = (maxInflight?: number) =>
+    introspecting(as, {
+      introspection: {
+        clientId: 'rs-basic',
+        clientSecret: as.resourceServerSecret,
+        endpoint: `${slow.origin}/token/introspection`,
+        timeout: '20s',
+        maxInflight,
+      },
+    });
+
+  it('answers a new token beyond maxInflight 503 introspection-busy at once, with no call, then frees the places', async () => {
+    const auth = through(2);
+    const tokens = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(() => as.token()));
+    const first = tokens.slice(0, 2).map((token) => auth.verify(token));
+    await until(() => held.length === 2, 'two held introspection calls');
+    // Beyond the cap: refused at once (these settle while the two calls are still held), never queued.
+    for (const token of tokens.slice(2, 8)) {
+      const busy = await rejection(auth.verify(token));
+      expect([busy.code, busy.status, busy.reason, busy.headers['Retry-After']]).toEqual([
+        'verification_unavailable',
+        503,
+        'introspection-busy',
+        '1',
+      ]);
+    }
+    expect(slow.requests).toBe(2);
+    // Six refusals in a row, yet the breaker (5 outages) did not count them: no call was made.
+    expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
+    for (const release of held.splice(0)) release();
+    await expect(Promise.all(first)).resolves.toHaveLength(2);
+    // Never cached: the refused token is introspected now that there is room.
+    const later = auth.verify(tokens[2]);
+    await until(() => held.length === 1, 'the refused token asked about');
+    held.splice(0)[0]();
+    await expect(later).resolves.toMatchObject({ aud: as.resource });
+    expect(slow.requests).toBe(3);
+  });
+
+  it('defaults to 100 calls under way', async () => {
+    const auth = through();
+    const tokens = await Promise.all(Array.from({ length: 101 }, () => as.token()));
+    const pending = tokens.slice(0, 100).map((token) => auth.verify(token));
+    await until(() => held.length === 100, 'a hundred held introspection calls', 1000);
+    expect((await rejection(auth.verify(tokens[100]))).reason).toBe('introspection-busy');
+    for (const release of held.splice(0)) release();
+    await expect(Promise.all(pending)).resolves.toHaveLength(100);
+  }, 60_000);
 });
