@@ -48,22 +48,6 @@ describe('revocation and cache.shared options', () => {
     );
   });
 
-  it('throws a TypeError when cache.shared is not a store, or the key source is not upstream', () => {
-    expect(() => createTokenAuth({ ...base, cache: { shared: {} } } as unknown as TokenAuthOptions)).toThrow(
-      /option "cache\.shared"/,
-    );
-    expect(() => createTokenAuth({ ...base, cache: { shared: store } })).toThrow(
-      /cache\.shared" applies to key\.upstream and introspection only/,
-    );
-    const upstream = createTokenAuth({
-      key: { upstream: 'http://127.0.0.1:1' },
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      cache: { shared: store },
-    });
-    upstream.close();
-  });
-
   it('reports the list in stats()', async () => {
     const made = auth();
     await until(() => made.stats().revocation?.loaded === true, 'the list loaded');
