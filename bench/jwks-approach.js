@@ -1,6 +1,7 @@
 'use strict';
-// Which JWKS approach serves SPEC §4 best: this package's source (Node's fetch + crypto.createPublicKey, keys held
-// as KeyObjects) or jwks-rsa (a dev dependency here, for this comparison only). Measures, on one machine, one run:
+// Which JWKS approach serves a `jwksUri` key (docs/remote-keys.md) best: this package's source (Node's fetch +
+// crypto.createPublicKey, keys held as KeyObjects) or jwks-rsa (a dev dependency here, for this comparison only).
+// Measures, on one machine, one run:
 //   1. the per-request key lookup on a warm cache;
 //   2. lookup + jsonwebtoken.verify (RS256), since jwks-rsa hands out a PEM string that jsonwebtoken re-parses;
 //   3. behaviour the rules ask for: fetches for concurrent misses on distinct unknown kids, known keys during an
