@@ -2,7 +2,7 @@
 // measured in bench/) must never change an answer.
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
@@ -10,11 +10,7 @@ const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audien
 describe.each(EXPRESS_VERSIONS)('the alphabet check on a cache miss only, through %s', (_name, express) => {
   function app(options: Partial<TokenAuthOptions> = {}) {
     const auth = createTokenAuth({ ...base, ...options });
-    const server = express();
-    server.get('/me', auth.requireVerifiedUser(), (req, res) => {
-      res.json(req.auth);
-    });
-    return { auth, server };
+    return { auth, server: appWith(express, auth) };
   }
 
   it('still refuses a token with a character outside base64url, before any decoding, with or without a cache', async () => {

@@ -4,10 +4,11 @@
  * scopes, and a hostile client's JWT of the issuer spelt with stray b64token characters, never introspected
  * (remote/dispatch.ts). Calls are counted at the provider.
  */
+import type { Express } from 'express';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -63,13 +64,14 @@ async function signedAnswer(token: string): Promise<string> {
 const part = (jwt: string, i: number) =>
   JSON.parse(Buffer.from(jwt.split('.')[i], 'base64url').toString()) as Record<string, unknown>;
 
+/** GET /read and GET /write, each behind its scope, answering req.auth. */
+function readAndWrite(app: Express, auth: TokenAuth): void {
+  app.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
+  app.get('/write', auth.requireVerifiedUser(['write']), (req, res) => res.json(req.auth));
+}
+
 describe.each(EXPRESS_VERSIONS)('an opaque token through %s', (_name, express) => {
-  function app(auth: TokenAuth) {
-    const made = express();
-    made.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
-    made.get('/write', auth.requireVerifiedUser(['write']), (req, res) => res.json(req.auth));
-    return made;
-  }
+  const app = (auth: TokenAuth) => appWith(express, auth, { routes: readAndWrite });
 
   it('answers 200 with the introspected claims (all but active)', async () => {
     const token = await as.token({ scope: 'read' });
@@ -108,11 +110,7 @@ describe.each(EXPRESS_VERSIONS)('an opaque token through %s', (_name, express) =
 describe.each(EXPRESS_VERSIONS)(
   "a JWT of the issuer with stray b64token characters, through %s (introspect: 'opaque')",
   (_name, express) => {
-    function app(auth: TokenAuth) {
-      const made = express();
-      made.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
-      return made;
-    }
+    const app = (auth: TokenAuth) => appWith(express, auth, { routes: readAndWrite });
 
     it.each([
       ['=', (jwt: string) => `${jwt}=`],

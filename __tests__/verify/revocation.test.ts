@@ -3,7 +3,7 @@ import { createClient } from 'redis';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { createRedisStore, type RedisStore } from '../../lib/redis';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { until } from '../fixtures/loopback-server';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
@@ -58,9 +58,10 @@ describe('revocation and cache.shared options', () => {
 describe.each(EXPRESS_VERSIONS)('revocation: store through %s', (_name, express) => {
   function app(options: Partial<TokenAuthOptions> = {}) {
     const made = auth(options);
-    const server = express();
-    server.get('/me', made.requireVerifiedUser(['identify']), (req, res) => res.json({ jti: req.auth?.jti }));
-    return { made, server };
+    return {
+      made,
+      server: appWith(express, made, { scopes: ['identify'], answer: (claims) => ({ jti: claims?.jti }) }),
+    };
   }
 
   it('refuses a revoked jti with 401 invalid_token, and only that jti', async () => {
