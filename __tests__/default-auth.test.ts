@@ -4,33 +4,16 @@ import express from 'express';
 import request from 'supertest';
 import { requireVerifiedUser } from '../lib';
 import { resetDefaultTokenAuth } from '../lib/default-auth';
+import { clearVariables } from './fixtures/environment';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from './fixtures/issuer';
 
-const VARIABLES = [
-  'TOKEN_SECRET',
-  'TOKEN_PUBLIC_KEY',
-  'TOKEN_JWKS_URI',
-  'TOKEN_UPSTREAM_URL',
-  'TOKEN_ISSUER',
-  'TOKEN_AUDIENCE',
-  'TOKEN_ALGORITHMS',
-  'TOKEN_CLAIMS',
-  'TOKEN_SCOPE_CLAIM',
-];
-const saved: Record<string, string | undefined> = {};
-
+let restore: () => void;
 beforeEach(() => {
-  for (const name of VARIABLES) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
+  restore = clearVariables();
   resetDefaultTokenAuth();
 });
 afterEach(() => {
-  for (const name of VARIABLES) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
+  restore();
   resetDefaultTokenAuth();
 });
 

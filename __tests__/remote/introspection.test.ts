@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { createTokenAuth, TokenAuthError, type FetchEvent, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { rejection } from '../fixtures/rejection';
 
@@ -62,6 +62,43 @@ async function callsDuring(server: AuthorizationServer, run: () => Promise<unkno
   const before = await server.introspections();
   await run();
   return (await server.introspections()) - before;
+}
+
+/** An introspection answer as it passes a loopback server on its way back. */
+interface Answer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+/**
+ * Forward an introspection request, once read, to the provider's `endpoint` and answer with what `alter` makes of the
+ * provider's answer (502 when the provider cannot be reached); `release` decides when the call goes out.
+ */
+function forwardIntrospection(
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoint: string,
+  alter: (answer: Answer) => Answer = (answer) => answer,
+  release: (send: () => void) => void = (send) => send(),
+): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () =>
+    release(() => {
+      const headers: Record<string, string> = {};
+      for (const name of ['authorization', 'content-type', 'accept'])
+        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
+      void fetch(endpoint, { method: 'POST', headers, body: Buffer.concat(chunks) })
+        .then(async (answer) =>
+          alter({ status: answer.status, type: answer.headers.get('content-type') ?? '', body: await answer.text() }),
+        )
+        .then(
+          (out) => res.writeHead(out.status, { 'Content-Type': out.type }).end(out.body),
+          () => res.writeHead(502).end(),
+        );
+    }),
+  );
 }
 
 describe('calls to the authorization server', () => {
@@ -201,27 +238,13 @@ describe('client authentication', () => {
 describe('RFC 9701 signed answers', () => {
   let proxy: LoopbackServer;
   /** What the proxy does to the provider's answer: its status, content type and body. */
-  let alter: (answer: { status: number; type: string; body: string }) => { status: number; type: string; body: string };
+  let alter: (answer: Answer) => Answer;
   const accepts: string[] = [];
 
   /** Forward to the provider's introspection endpoint, then alter its answer. */
   function forward(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      accepts.push(String(req.headers.accept));
-      const headers: Record<string, string> = {};
-      for (const name of ['authorization', 'content-type', 'accept'])
-        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
-      void fetch(`${as.issuer}/token/introspection`, { method: 'POST', headers, body: Buffer.concat(chunks) })
-        .then(async (answer) =>
-          alter({ status: answer.status, type: answer.headers.get('content-type') ?? '', body: await answer.text() }),
-        )
-        .then(
-          (out) => res.writeHead(out.status, { 'Content-Type': out.type }).end(out.body),
-          () => res.writeHead(502).end(),
-        );
-    });
+    accepts.push(String(req.headers.accept));
+    forwardIntrospection(req, res, `${as.issuer}/token/introspection`, (answer) => alter(answer));
   }
 
   beforeAll(async () => {
@@ -335,26 +358,15 @@ describe('an authorization server without signed answers or without the endpoint
 
   it('holds an introspected cnf to its binding: a certificate-bound token without the certificate is refused', async () => {
     // The provider's answer, given a cnf (RFC 8705 §3.2) on the way, as an AS does for certificate-bound tokens.
-    const binding = await startLoopbackServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        void fetch(`${plain.issuer}/token/introspection`, {
-          method: 'POST',
-          headers: {
-            authorization: String(req.headers.authorization),
-            'content-type': String(req.headers['content-type']),
-          },
-          body: Buffer.concat(chunks),
-        })
-          .then((answer) => answer.json() as Promise<Record<string, unknown>>)
-          .then((body) =>
-            res
-              .writeHead(200, { 'Content-Type': 'application/json' })
-              .end(JSON.stringify({ ...body, cnf: { 'x5t#S256': 'bm90LXRoaXMtY2xpZW50cy1jZXJ0aWZpY2F0ZQ' } })),
-          );
-      });
-    });
+    const binding = await startLoopbackServer((req, res) =>
+      forwardIntrospection(req, res, `${plain.issuer}/token/introspection`, (answer) => ({
+        ...answer,
+        body: JSON.stringify({
+          ...JSON.parse(answer.body),
+          cnf: { 'x5t#S256': 'bm90LXRoaXMtY2xpZW50cy1jZXJ0aWZpY2F0ZQ' },
+        }),
+      })),
+    );
     try {
       const auth = introspecting(plain, {
         introspection: {
@@ -363,8 +375,7 @@ describe('an authorization server without signed answers or without the endpoint
           endpoint: `${binding.origin}/token/introspection`,
         },
       });
-      const app = EXPRESS_VERSIONS[0][1]();
-      app.get('/read', auth.requireVerifiedUser(['read']), (req, res) => res.json(req.auth));
+      const app = appWith(EXPRESS_VERSIONS[0][1], auth, { path: '/read', scopes: ['read'] });
       const token = await plain.token();
       await expect(auth.verify(token)).resolves.toMatchObject({ cnf: { 'x5t#S256': expect.any(String) } });
       const response = await request(app).get('/read').set(bearer(token));
@@ -393,22 +404,7 @@ describe('introspection.maxInflight', () => {
   const held: Array<() => void> = [];
 
   function holdThenForward(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      held.push(() => {
-        const headers: Record<string, string> = {};
-        for (const name of ['authorization', 'content-type', 'accept'])
-          if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
-        void fetch(`${as.issuer}/token/introspection`, { method: 'POST', headers, body: Buffer.concat(chunks) }).then(
-          async (answer) =>
-            res
-              .writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? '' })
-              .end(await answer.text()),
-          () => res.writeHead(502).end(),
-        );
-      });
-    });
+    forwardIntrospection(req, res, `${as.issuer}/token/introspection`, undefined, (send) => held.push(send));
   }
 
   beforeAll(async () => {

@@ -20,21 +20,25 @@ const store = (kind: 'redis' | 'ioredis', prefix: string, opts: RedisStoreOption
 const soon = () => Math.floor(Date.now() / 1000) + 600;
 const nowS = () => Date.now() / 1000;
 
+/** Wait until the store answers a command (a claim of a new id), `what` naming the wait if it times out. */
+const accepting = (s: RedisStore, what: string) =>
+  within(
+    5000,
+    async () => {
+      try {
+        return await s.claimOnce(randomUUID(), nowS() + 60);
+      } catch {
+        return false;
+      }
+    },
+    what,
+  );
+
 describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redis (%s)', (kind) => {
   it('lets at most maxPending commands wait on the client; the rest fail at once without being sent', async () => {
     const prefix = `m${randomUUID().slice(0, 8)}:`;
     const s = store(kind, prefix, { maxPending: 20 });
-    await within(
-      5000,
-      async () => {
-        try {
-          return await s.claimOnce(randomUUID(), nowS() + 60);
-        } catch {
-          return false;
-        }
-      },
-      'the client to be ready',
-    );
+    await accepting(s, 'the client to be ready');
     await redis.admin.flushall();
     redis.server.pause();
     const outcomes = await Promise.allSettled(
@@ -54,17 +58,7 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
       reason: 'store-busy',
     });
     redis.server.resume();
-    await within(
-      5000,
-      async () => {
-        try {
-          return await s.claimOnce(randomUUID(), nowS() + 60);
-        } catch {
-          return false;
-        }
-      },
-      'the store to accept commands again',
-    );
+    await accepting(s, 'the store to accept commands again');
     // Only the 20 that were let through reached Redis (and the probes after resume): the other 80 never queued.
     const keys = await redis.admin.keys(`${prefix}dpop:*`);
     expect(keys.length).toBeGreaterThanOrEqual(21);
