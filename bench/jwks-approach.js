@@ -1,6 +1,7 @@
 'use strict';
-// Which JWKS approach serves SPEC §4 best: this package's source (Node's fetch + crypto.createPublicKey, keys held
-// as KeyObjects) or jwks-rsa (a dev dependency here, for this comparison only). Measures, on one machine, one run:
+// Which JWKS approach serves a `jwksUri` key (docs/remote-keys.md) best: this package's source (Node's fetch +
+// crypto.createPublicKey, keys held as KeyObjects) or jwks-rsa (a dev dependency here, for this comparison only).
+// Measures, on one machine, one run:
 //   1. the per-request key lookup on a warm cache;
 //   2. lookup + jsonwebtoken.verify (RS256), since jwks-rsa hands out a PEM string that jsonwebtoken re-parses;
 //   3. behaviour the rules ask for: fetches for concurrent misses on distinct unknown kids, known keys during an
@@ -106,6 +107,7 @@ async function main() {
   build();
   const { jwksKeySource } = require(path.join(DIST, 'keys', 'jwks.js'));
   const { createTokenAuth } = require(path.join(DIST, 'index.js'));
+  const { sampleShapeB } = require(path.join(DIST, 'token', 'sample.js'));
   const { JwksClient } = require('jwks-rsa');
 
   const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -117,17 +119,7 @@ async function main() {
   const server = await jwksServer(published);
   const header = { alg: 'RS256', kid: 'rsa-1' };
   const now = Math.floor(Date.now() / 1000);
-  const payload = {
-    iss: 'bench',
-    aud: 'bench',
-    iat: now,
-    exp: now + 3600,
-    jti: 'j',
-    scopes: ['identify'],
-    providers: {},
-    metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'bench' },
-    sub: null,
-  };
+  const payload = sampleShapeB({ issuer: 'bench', audience: 'bench', now, lifetime: 3600 });
   const token = jwt.sign(payload, rsa.privateKey, { algorithm: 'RS256', keyid: 'rsa-1' });
   const verifyOptions = { algorithms: ['RS256'] };
 

@@ -26,7 +26,7 @@ const ROOT = path.join(__dirname, '..');
 const DIST = path.join(TMP, 'dist');
 const BASE_DIST = path.join(TMP, 'dist-base');
 const CONNECTIONS = 10;
-/** SPEC §8 cold targets, as a share of bare Express. */
+/** The cold targets of docs/benchmarks.md, as a share of bare Express. */
 const COLD_TARGET = { HS256: 0.9, RS256: 0.8, ES256: 0.6 };
 const HOT_TARGET = 0.95;
 const PEERS = ['express-jwt', 'oauth2-bearer', 'passport-jwt', 'fast-jwt'];
@@ -484,7 +484,7 @@ function cpuReport(cpu, mode) {
     'included) per request, medians over rounds. Cold traffic walks 20 000 distinct valid tokens. "limit" is no verifier: ' +
     "node:crypto's signature check plus JSON.parse of the payload. Peers run as their READMEs configure them (string secret, " +
     'PEM string) and at their best (a KeyObject) where those differ; express-oauth2-jwt-bearer and fast-jwt parse a string ' +
-    `key once themselves (fast-jwt refuses a KeyObject).\n\n### Targets (SPEC §13)\n\n${summary}\n\n${parts.join('\n\n')}`
+    `key once themselves (fast-jwt refuses a KeyObject).\n\n### Targets (docs/benchmarks.md)\n\n${summary}\n\n${parts.join('\n\n')}`
   );
 }
 

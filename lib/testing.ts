@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { TokenAuthOptions } from './config/options';
 import { jwkThumbprint } from './dpop/proof';
 import { signToken } from './jose/sign';
+import { sampleShapeB } from './token/sample';
 
 /** Options of `createTestIssuer`. */
 export interface TestIssuerOptions {
@@ -235,27 +236,7 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
       };
 
   const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
-    const now = Math.floor(clock());
-    const payload: Record<string, unknown> = {
-      iss: issuer,
-      aud: audience,
-      iat: now,
-      exp: now + lifetime,
-      jti: randomUUID(),
-      scopes: ['identify', 'email', 'profile', 'google', 'roblox', 'discord'],
-      providers: {
-        discord: { id: '80351110224678912', username: 'testuser', avatar: null },
-        google: {
-          id: '110248495921238986420',
-          email: 'test.user@example.com',
-          name: 'Test User',
-          picture: 'https://example.com/test-user.png',
-        },
-        roblox: { id: '156', username: 'testuser' },
-      },
-      metadata: { createdAt: new Date(now * 1000).toISOString(), authorizer: 'express-verified-user/testing' },
-      sub: null,
-    };
+    const payload = sampleShapeB({ issuer, audience, now: Math.floor(clock()), lifetime });
     if (holder !== undefined) payload.cnf = { jkt: holder.jkt };
     for (const [name, value] of Object.entries(overrides)) {
       if (value === undefined) delete payload[name];

@@ -1,10 +1,10 @@
 'use strict';
 /**
- * `npm run fuzz`: the long fuzzing run (issue 6). Random Authorization headers and random damage to genuine
- * tokens, sent over HTTP to real Express 5 and Express 4 apps (HS256 and RS256), checked case by case against
- * the oracle of __tests__/security/fuzzing.ts: a 2xx only for a genuine token, otherwise the exact 401 of
- * SPEC §7; never a 5xx; no unhandled rejection. Exits non-zero on the first counterexample (printed, shrunk,
- * with the seed to replay it).
+ * `npm run fuzz`: the long fuzzing run (issue 6). Random Authorization headers and random damage to genuine tokens,
+ * sent over HTTP to real Express 5 and Express 4 apps (HS256 and RS256), checked case by case against the oracle of
+ * __tests__/security/fuzzing.ts: a 2xx only for a genuine token, otherwise the exact 401 of the README's error table;
+ * never a 5xx; no unhandled rejection. Exits non-zero on the first counterexample (printed, shrunk, with the seed to
+ * replay it).
  *
  *   npm run fuzz                       # 12 500 cases per property, app and Express version: 100 000 in all
  *   npm run fuzz -- --runs 50000 --seed 42

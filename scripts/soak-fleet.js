@@ -7,7 +7,7 @@
  *
  * - valid tokens → 200; tokens revoked before the run → 401; forged tokens → 401;
  * - tokens revoked during the run → 200 only if the request was sent before the revocation was stored plus 1 s
- *   (SPEC §12's propagation bound), 401 only if it was sent after the revocation started.
+ *   (the propagation bound of docs/fleet.md), 401 only if it was sent after the revocation started.
  *
  * Passes with 0 wrong answers, 0 5xx and no connection errors; prints the figures.
  *

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createTokenAuth, type TokenAuthOptions } from '../../lib';
+import type { TokenAuthOptions } from '../../lib';
 import { createTestIssuer, type TestIssuer } from '../../lib/testing';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 
 // RFC 8705 §3 through a real HTTPS server on 127.0.0.1 that asks for client certificates; the certificates are
 // made here by the openssl CLI.
@@ -74,19 +74,13 @@ describeWithOpenssl('certificate-bound tokens (mTLS)', () => {
     let https: Server;
     let origin: string;
 
-    function appWith(options: Partial<TokenAuthOptions> = {}) {
-      const auth = createTokenAuth({ ...issuer.options, ...options });
-      const app = express();
-      app.get('/me', auth.requireVerifiedUser(), (req, res) => {
-        res.json({ jti: req.auth?.jti });
-      });
-      return app;
-    }
+    const jtiApp = (options: Partial<TokenAuthOptions> = {}) =>
+      appWith(express, { ...issuer.options, ...options }, { answer: (claims) => ({ jti: claims?.jti }) });
 
     beforeAll(async () => {
       https = createServer(
         { key: server.key, cert: server.cert, requestCert: true, rejectUnauthorized: false },
-        appWith(),
+        jtiApp(),
       );
       await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
       origin = `https://127.0.0.1:${(https.address() as AddressInfo).port}`;
@@ -152,7 +146,7 @@ describeWithOpenssl('certificate-bound tokens (mTLS)', () => {
     });
 
     it('reads the certificate from mtls.getCertificate behind a TLS-terminating proxy', async () => {
-      const app = appWith({ mtls: { getCertificate: (req) => decodeURIComponent(req.get('X-Client-Cert') ?? '') } });
+      const app = jtiApp({ mtls: { getCertificate: (req) => decodeURIComponent(req.get('X-Client-Cert') ?? '') } });
       const token = issuer.sign({ cnf: { 'x5t#S256': alice.thumbprint } });
       await request(app)
         .get('/me')

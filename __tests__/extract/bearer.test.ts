@@ -1,5 +1,6 @@
-import { extractBearer, isPreflight } from '../../lib/extract/bearer';
+import { alphabetFault, bearerCredential, extractBearer, isPreflight } from '../../lib/extract/bearer';
 import { TokenAuthError } from '../../lib/base/errors';
+import { NOW, shapeB, sign } from '../fixtures/issuer';
 
 const JWS = 'aGVhZGVy.cGF5bG9hZA.c2ln';
 
@@ -62,5 +63,40 @@ describe('isPreflight', () => {
     expect(isPreflight('OPTIONS', { 'access-control-request-method': 'GET' })).toBe(true);
     expect(isPreflight('OPTIONS', {})).toBe(false);
     expect(isPreflight('GET', { 'access-control-request-method': 'GET' })).toBe(false);
+  });
+});
+
+// The hot path reads the credential and leaves the alphabet check to a cache miss (bench/ measures it): the two
+// halves together must answer exactly as the whole.
+describe('bearerCredential and alphabetFault', () => {
+  it('together answer exactly as extractBearer does', () => {
+    const token = sign(shapeB(NOW));
+    const headers = [
+      undefined,
+      '',
+      'Basic abc',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${token}`,
+      `bearer   ${token}  `,
+      `BEARER ${token}`,
+      `Bearerx ${token}`,
+      'Bearer a+b.c.d',
+      'Bearer a b',
+      `Bearer ${'x'.repeat(700)}`,
+      'Bearer \u00a0abc',
+      ['Bearer a', 'Bearer b'],
+    ];
+    for (const header of headers) {
+      const credential = bearerCredential(header, 600);
+      const composed = typeof credential === 'string' ? (alphabetFault(credential, 'jws') ?? credential) : credential;
+      const direct = extractBearer(header, 600, 'jws');
+      if (direct instanceof TokenAuthError) {
+        expect(composed).toBeInstanceOf(TokenAuthError);
+        expect((composed as TokenAuthError).reason).toBe(direct.reason);
+      } else {
+        expect(composed).toBe(direct);
+      }
+    }
   });
 });

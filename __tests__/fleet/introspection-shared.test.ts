@@ -1,6 +1,7 @@
 /**
- * Introspection goes through the same shared-verdict wrapper as upstream mode (`cache.shared`, SPEC §12 and §16):
- * two instances on one real Redis, one real oidc-provider; a token costs one introspection call between them.
+ * Introspection goes through the same shared-verdict wrapper as upstream mode (`cache.shared`; docs/fleet.md,
+ * docs/introspection.md): two instances on one real Redis, one real oidc-provider; a token costs one introspection
+ * call between them.
  */
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';

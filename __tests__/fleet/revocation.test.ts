@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { createRedisStore } from '../../lib/redis';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
@@ -146,6 +147,45 @@ describe('revocation across a fleet', () => {
         async () => (await instance.call<{ revocation: { available: boolean } }>('stats')).revocation.available,
         'the instance to count Redis as back',
       );
+    }
+  });
+});
+
+describe('a fleet (separate processes, Express 5 and 4) after revoke(jti, 1e17)', () => {
+  afterEach(() => stopAllInstances());
+
+  it('refuses on every instance each token revoked after it, and the far-future one too', async () => {
+    const config = {
+      redisUrl: redis.url,
+      key: { secret: SECRET },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      prefix: `f${randomUUID().slice(0, 8)}:`,
+    };
+    const [a, b] = await Promise.all([
+      startInstance({ ...config, express: 5 }),
+      startInstance({ ...config, express: 4 }),
+    ]);
+    const probe = sign(shapeB());
+    for (const instance of [a, b])
+      await within(10_000, async () => (await instance.get(probe)).status === 200, 'the instance to load the list');
+    const farClaims = shapeB(undefined, { exp: 1e17 }); // accepted: exp is an integer
+    const tokens = [sign(farClaims), ...Array.from({ length: 3 }, () => sign(shapeB()))];
+    const claims = tokens.map(
+      (t) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()) as { jti: string; exp: number },
+    );
+    for (const instance of [a, b]) for (const t of tokens) expect((await instance.get(t)).status).toBe(200);
+    await a.call('revoke', { jti: claims[0].jti, exp: claims[0].exp });
+    await a.call('revoke', { jti: claims[1].jti, exp: Number.MAX_VALUE });
+    await b.call('revoke', { jti: claims[2].jti, exp: claims[2].exp });
+    await a.call('revoke', { jti: claims[3].jti, exp: claims[3].exp });
+    for (const instance of [a, b]) {
+      for (const t of tokens)
+        await within(
+          5000,
+          async () => (await instance.get(t)).status === 401,
+          'every revocation to reach every instance',
+        );
     }
   });
 });

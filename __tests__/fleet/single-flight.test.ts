@@ -1,14 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Redis } from 'ioredis';
 import { AUDIENCE, ISSUER } from '../fixtures/issuer';
 import { json } from '../fixtures/loopback-server';
 import { createIdentityService } from '../fixtures/identity-service';
 import { startInstance, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
 import { useFleetServers } from '../fixtures/fleet-servers';
-import { createClient } from 'redis';
-import { createRedisStore, type RedisClientLike, type RedisStore } from '../../lib/redis';
-import { createSingleFlight } from '../../lib/verify/single-flight';
 
 // Fleet single flight: three instances as separate processes on one real redis-server, in front of a real
 // loopback upstream that counts its calls. A burst of one new token across the fleet costs one call; a holder
@@ -133,84 +129,5 @@ describe('fleet single flight (cache.shared on the Redis store)', () => {
     expect(servers.upstream.requests).toBe(2);
     // Bounded by the lock's life (2 s), polling and one call; the request timeout (10 s) is far off.
     expect(Date.now() - started).toBeLessThan(8000);
-  });
-});
-
-describe('the lock and its bounds (one process, real Redis)', () => {
-  const closers: Array<() => void> = [];
-  async function store(prefix: string, kind: 'redis' | 'ioredis' = 'ioredis'): Promise<RedisStore> {
-    let client: RedisClientLike;
-    if (kind === 'ioredis') {
-      const io = new Redis(servers.redis.url, { maxRetriesPerRequest: 1 });
-      io.on('error', () => undefined);
-      closers.push(() => io.disconnect());
-      await io.ping(); // connected: the store skips a client that is not ready yet
-      client = io;
-    } else {
-      const node = createClient({ url: servers.redis.url });
-      node.on('error', () => undefined);
-      closers.push(() => node.destroy());
-      await node.connect();
-      client = node;
-    }
-    const made = createRedisStore(client, { prefix, timeout: '500ms' });
-    closers.push(() => made.close());
-    return made;
-  }
-  afterAll(() => {
-    for (const close of closers.reverse()) close();
-  });
-
-  it.each(['redis', 'ioredis'] as const)('releases a lock only for the owner that holds it (%s)', async (kind) => {
-    const s = await store(`lock-${randomUUID().slice(0, 8)}:`, kind);
-    const key = randomBytes(32).toString('hex');
-    await expect(s.claimVerdict(key, 'first', 0.1)).resolves.toEqual({ state: 'mine' });
-    await expect(s.claimVerdict(key, 'second', 5)).resolves.toEqual({ state: 'busy' });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the first holder's lock expired
-    await expect(s.claimVerdict(key, 'second', 5)).resolves.toEqual({ state: 'mine' });
-    await s.releaseVerdict(key, 'first'); // late: must not free the second holder's lock
-    await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({ state: 'busy' });
-    await s.releaseVerdict(key, 'second', { value: '{"ok":false,"code":"invalid_token"}', ttl: 5 });
-    await expect(s.claimVerdict(key, 'third', 5)).resolves.toEqual({
-      state: 'verdict',
-      value: '{"ok":false,"code":"invalid_token"}',
-    });
-  });
-
-  it('holds at most maxFlights tokens per process: the rest ask the source directly, waiting for nothing', async () => {
-    const prefix = `bound-${randomUUID().slice(0, 8)}:`;
-    const other = await store(prefix); // another instance, holding the locks of five new tokens
-    const keys = Array.from({ length: 5 }, () => randomBytes(32).toString('hex'));
-    for (const key of keys)
-      await expect(other.claimVerdict(key, 'other-instance', 5)).resolves.toEqual({ state: 'mine' });
-
-    const flight = createSingleFlight(await store(prefix), { lockTtl: 5, maxFlights: 2 });
-    const direct: string[] = [];
-    const runs = keys.map((key) =>
-      flight.run(key, {
-        stored: (text) => text,
-        fresh: async () => ({ result: { ok: true, value: 'fresh' } }),
-        alone: async () => 'alone',
-        overflow: async () => {
-          direct.push(key);
-          return 'direct';
-        },
-      }),
-    );
-    await within(2000, () => flight.stats().waiting === 2, 'two waiters');
-    expect(flight.stats()).toMatchObject({ waiting: 2, holding: 0, overflow: 3 });
-    expect(direct).toEqual(keys.slice(2)); // over the bound: straight to the source, at once
-    // The holder stores its verdicts: the two waiters take them, with no call of their own.
-    for (const key of keys.slice(0, 2))
-      await other.releaseVerdict(key, 'other-instance', { value: `verdict-${key}`, ttl: 5 });
-    await expect(Promise.all(runs)).resolves.toEqual([
-      `verdict-${keys[0]}`,
-      `verdict-${keys[1]}`,
-      'direct',
-      'direct',
-      'direct',
-    ]);
-    expect(flight.stats()).toMatchObject({ waiting: 0, holding: 0, shared: 2 });
-    flight.close();
   });
 });

@@ -7,7 +7,7 @@ import {
   type TokenAuthError,
   type TokenAuthOptions,
 } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 const CHALLENGE_INVALID = 'Bearer realm="api", error="invalid_token", error_description="Invalid access token"';
@@ -37,14 +37,8 @@ const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
   const errors: TokenAuthError[] = [];
-  function appWith(options: Partial<TokenAuthOptions>, scopes?: ScopeRequirementInput): Express {
-    const auth = createTokenAuth({ ...base, onError: (err) => errors.push(err), ...options });
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(scopes), (req, res) => {
-      res.json(req.auth);
-    });
-    return app;
-  }
+  const meApp = (options: Partial<TokenAuthOptions>, scopes?: ScopeRequirementInput): Express =>
+    appWith(express, { ...base, onError: (err) => errors.push(err), ...options }, { scopes });
   beforeEach(() => {
     errors.length = 0;
   });
@@ -58,12 +52,12 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
   describe("claims: 'strict' (the default with key)", () => {
     it('refuses an access token of another authorization server, naming the first Shape B field it lacks', async () => {
-      await expectInvalid(appWith({}), sign(accessToken()), 'shape:scopes');
+      await expectInvalid(meApp({}), sign(accessToken()), 'shape:scopes');
     });
   });
 
   describe("claims: 'jwt'", () => {
-    const app = () => appWith({ claims: 'jwt' }, ['read']);
+    const app = () => meApp({ claims: 'jwt' }, ['read']);
 
     it('accepts a token with registered claims only and gives its claims exactly as signed', async () => {
       const claims = accessToken();
@@ -125,7 +119,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
   });
 
   describe("claims: 'at+jwt' (RFC 9068)", () => {
-    const app = () => appWith({ claims: 'at+jwt' });
+    const app = () => meApp({ claims: 'at+jwt' });
 
     it.each(['at+jwt', 'application/at+jwt', 'AT+JWT', 'Application/At+JWT'])('accepts typ %s', async (typ) => {
       await request(app())
@@ -143,7 +137,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
     it.each(['iss', 'exp', 'aud', 'sub', 'client_id', 'iat', 'jti'])('refuses a token without %s', async (claim) => {
       // With the issuer and audience unchecked, the mode alone requires iss and aud.
-      const loose = appWith({ claims: 'at+jwt', issuer: false, audience: false });
+      const loose = meApp({ claims: 'at+jwt', issuer: false, audience: false });
       const reason = claim === 'exp' ? 'exp' : claim === 'iat' ? 'iat' : `at+jwt:${claim}`;
       await expectInvalid(loose, sign(accessToken({ [claim]: undefined }), SECRET, 'HS256', AT_JWT), reason);
     });
@@ -156,7 +150,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
   describe('option typ', () => {
     it('narrows the accepted typ values, case-insensitively and with or without application/', async () => {
-      const app = appWith({ claims: 'jwt', typ: ['application/JWT'] });
+      const app = meApp({ claims: 'jwt', typ: ['application/JWT'] });
       await request(app)
         .get('/me')
         .set(bearer(sign(accessToken(), SECRET, 'HS256', { typ: 'jwt' })))
@@ -172,7 +166,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
   describe('scopeClaim', () => {
     it('reads the named claim: Auth0 permissions', async () => {
-      const app = appWith({ claims: 'jwt', scopeClaim: 'permissions' }, ['read:users']);
+      const app = meApp({ claims: 'jwt', scopeClaim: 'permissions' }, ['read:users']);
       await request(app)
         .get('/me')
         .set(bearer(sign(accessToken({ permissions: ['read:users'] }))))
@@ -184,7 +178,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
     });
 
     it('reads the first present of several names', async () => {
-      const app = appWith({ claims: 'jwt', scopeClaim: ['permissions', 'scope'] }, ['read']);
+      const app = meApp({ claims: 'jwt', scopeClaim: ['permissions', 'scope'] }, ['read']);
       await request(app)
         .get('/me')
         .set(bearer(sign(accessToken({ scope: 'read' }))))
@@ -200,7 +194,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
         const access = claims.realm_access as { roles?: string[] } | undefined;
         return access?.roles;
       };
-      const app = appWith({ claims: 'jwt', scopeClaim: roles }, ['admin']);
+      const app = meApp({ claims: 'jwt', scopeClaim: roles }, ['admin']);
       await request(app)
         .get('/me')
         .set(bearer(sign(accessToken({ realm_access: { roles: ['admin'] } }))))
@@ -216,7 +210,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
     });
 
     it('answers 500 when the function throws, keeping the cause for onError only', async () => {
-      const app = appWith(
+      const app = meApp(
         {
           claims: 'jwt',
           scopeClaim: () => {
@@ -238,7 +232,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
     it('is not asked on a route that requires no scopes', async () => {
       let asked = 0;
-      const app = appWith({
+      const app = meApp({
         claims: 'jwt',
         scopeClaim: () => {
           asked++;
@@ -253,7 +247,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
     });
 
     it("reads only scopes in 'strict' mode by default: a scope string grants nothing there", async () => {
-      const app = appWith({}, ['identify']);
+      const app = meApp({}, ['identify']);
       await request(app)
         .get('/me')
         .set(bearer(sign(shapeB(NOW))))
@@ -268,7 +262,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
   describe('requiredClaims', () => {
     it('refuses a token without one of them (absent or null)', async () => {
-      const app = appWith({ claims: 'jwt', requiredClaims: ['tenant', 'sub'] });
+      const app = meApp({ claims: 'jwt', requiredClaims: ['tenant', 'sub'] });
       await request(app)
         .get('/me')
         .set(bearer(sign(accessToken({ tenant: 't1' }))))
@@ -281,7 +275,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
   describe('validateClaims', () => {
     it('refuses a token it answers false for, and passes it the header', async () => {
       const seen: unknown[] = [];
-      const app = appWith({
+      const app = meApp({
         claims: 'jwt',
         validateClaims: (claims, header) => {
           seen.push(header?.alg);
@@ -299,7 +293,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
     it('refuses a token when it throws or rejects, keeping the cause for onError', async () => {
       const cause = new Error('rule broke');
       await expectInvalid(
-        appWith({
+        meApp({
           claims: 'jwt',
           validateClaims: () => {
             throw cause;
@@ -310,7 +304,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
       );
       expect(errors.at(-1)?.cause).toBe(cause);
       await expectInvalid(
-        appWith({
+        meApp({
           claims: 'jwt',
           validateClaims: async () => {
             throw cause;
@@ -323,7 +317,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
     });
 
     it('may answer asynchronously', async () => {
-      const app = appWith({ claims: 'jwt', validateClaims: async (claims) => claims.sub === 'user-1' });
+      const app = meApp({ claims: 'jwt', validateClaims: async (claims) => claims.sub === 'user-1' });
       await request(app)
         .get('/me')
         .set(bearer(sign(accessToken())))
@@ -333,7 +327,7 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
 
     it('is asked once per token: its verdict is cached with the token', async () => {
       let asked = 0;
-      const app = appWith({
+      const app = meApp({
         claims: 'jwt',
         validateClaims: async (claims) => {
           asked++;

@@ -1,9 +1,8 @@
 /**
- * `issuerBaseURL` (SPEC §10) against a real oidc-provider 9 (tests/fixtures/authorization-server.ts) and, for the
- * RFC 8414 fallback and the failure cases, small loopback servers that record every request.
+ * `issuerBaseURL` (docs/any-issuer.md) against a real oidc-provider 9 (__tests__/fixtures/authorization-server.ts)
+ * and, for the RFC 8414 fallback and the failure cases, small loopback servers that record every request.
  */
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import type { Server } from 'node:http';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import {
@@ -11,7 +10,8 @@ import {
   type AuthorizationServer,
   type ProviderAlgorithm,
 } from '../fixtures/authorization-server';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
+import { listen } from '../fixtures/listen';
 import { sign } from '../fixtures/issuer';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 
@@ -62,23 +62,15 @@ describe.each(EXPRESS_VERSIONS)('issuerBaseURL through %s', (_name, express) => 
     skew = 0;
   });
 
-  async function serve(options: TokenAuthOptions): Promise<{ server: Server; auth: TokenAuth }> {
+  /** A listening app: GET /me requires `read` and answers req.auth. */
+  async function serve(options: TokenAuthOptions): Promise<{ server: string; auth: TokenAuth }> {
     const auth = createTokenAuth(options);
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(['read']), (req, res) => {
-      res.json(req.auth);
-    });
-    const server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
+    const listening = await listen(appWith(express, auth, { scopes: ['read'] }));
     cleanup.push(
       () => auth.close(),
-      () => {
-        server.closeAllConnections();
-        return new Promise((resolve) => server.close(resolve));
-      },
+      () => listening.close(),
     );
-    return { server, auth };
+    return { server: listening.origin, auth };
   }
 
   async function loopback(handler: Parameters<typeof startLoopbackServer>[0]): Promise<LoopbackServer> {

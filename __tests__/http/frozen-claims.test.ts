@@ -2,7 +2,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { diagnostics } from '../fixtures/type-check';
 
@@ -26,28 +26,31 @@ function attempt(change: () => void): string {
 describe.each(EXPRESS_VERSIONS)('claims on req.auth cannot change later verdicts, through %s', (_name, express) => {
   function app(revoked: Set<string>) {
     const auth = createTokenAuth({ ...base, isRevoked: (claims) => revoked.has(claims.jti as string) });
-    const server = express();
-    server.get('/me', auth.requireVerifiedUser(), (req, res) => {
-      res.json({ jti: req.auth?.jti });
-    });
-    server.get('/admin', auth.requireVerifiedUser(['admin']), (_req, res) => {
-      res.json({ admin: true });
-    });
-    // A careless (or compromised) route that edits the claims it was handed.
-    server.get('/edit', auth.requireVerifiedUser(), (req, res) => {
-      const claims = req.auth as unknown as {
-        scopes: string[];
-        jti?: string;
-        providers: Record<string, unknown>;
-        [k: string]: unknown;
-      };
-      res.json({
-        push: attempt(() => claims.scopes.push('admin')),
-        remove: attempt(() => delete claims.jti),
-        nested: attempt(() => delete claims.providers.google),
-        add: attempt(() => (claims.extra = 1)),
-        frozen: Object.isFrozen(claims) && Object.isFrozen(claims.scopes) && Object.isFrozen(claims.providers),
-      });
+    const server = appWith(express, auth, {
+      routes: (made) => {
+        made.get('/me', auth.requireVerifiedUser(), (req, res) => {
+          res.json({ jti: req.auth?.jti });
+        });
+        made.get('/admin', auth.requireVerifiedUser(['admin']), (_req, res) => {
+          res.json({ admin: true });
+        });
+        // A careless (or compromised) route that edits the claims it was handed.
+        made.get('/edit', auth.requireVerifiedUser(), (req, res) => {
+          const claims = req.auth as unknown as {
+            scopes: string[];
+            jti?: string;
+            providers: Record<string, unknown>;
+            [k: string]: unknown;
+          };
+          res.json({
+            push: attempt(() => claims.scopes.push('admin')),
+            remove: attempt(() => delete claims.jti),
+            nested: attempt(() => delete claims.providers.google),
+            add: attempt(() => (claims.extra = 1)),
+            frozen: Object.isFrozen(claims) && Object.isFrozen(claims.scopes) && Object.isFrozen(claims.providers),
+          });
+        });
+      },
     });
     return { auth, server };
   }

@@ -1,7 +1,13 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import request from 'supertest';
-import { createTokenAuth, errorHandler, TokenAuthError, type TokenAuthOptions } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import {
+  createTokenAuth,
+  errorHandler,
+  TokenAuthError,
+  type ScopeRequirementInput,
+  type TokenAuthOptions,
+} from '../../lib';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, b64, ecKeys, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 const CHALLENGE_MISSING = 'Bearer realm="api"';
@@ -11,23 +17,15 @@ const CHALLENGE_EXPIRED = 'Bearer realm="api", error="invalid_token", error_desc
 const base: TokenAuthOptions = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
 
 describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, express) => {
-  function appWith(
-    options: Partial<TokenAuthOptions> = {},
-    scopes?: Parameters<ReturnType<typeof createTokenAuth>['requireVerifiedUser']>[0],
-  ): Express {
-    const auth = createTokenAuth({ ...base, ...options });
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(scopes), (req, res) => {
-      res.json(req.auth);
-    });
-    return app;
-  }
+  /** GET /me behind requireVerifiedUser(scopes), answering req.auth, on `base` changed by `options`. */
+  const meApp = (options: Partial<TokenAuthOptions> = {}, scopes?: ScopeRequirementInput): Express =>
+    appWith(express, { ...base, ...options }, { scopes });
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
   describe('success', () => {
     it('puts the claims on req.auth exactly as signed', async () => {
       const claims = shapeB(NOW, { extra: { nested: true } });
-      const res = await request(appWith())
+      const res = await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
@@ -36,7 +34,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('accepts an array aud when one element matches', async () => {
       const claims = shapeB(NOW, { aud: ['other', AUDIENCE] });
-      await request(appWith())
+      await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
@@ -44,7 +42,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('accepts any of several configured issuers', async () => {
       const claims = shapeB(NOW, { iss: 'second.example.com' });
-      await request(appWith({ issuer: [ISSUER, 'second.example.com'] }))
+      await request(meApp({ issuer: [ISSUER, 'second.example.com'] }))
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
@@ -52,11 +50,11 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('skips the issuer and audience checks only when set to false', async () => {
       const claims = shapeB(NOW, { iss: 'anyone', aud: 'anything' });
-      await request(appWith({ issuer: false, audience: false }))
+      await request(meApp({ issuer: false, audience: false }))
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
-      await request(appWith({ audience: false }))
+      await request(meApp({ audience: false }))
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(401);
@@ -64,14 +62,14 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('accepts a lower-case scheme and surrounding spaces', async () => {
       const token = sign(shapeB(NOW));
-      await request(appWith()).get('/me').set('Authorization', `  bearer   ${token}  `).expect(200);
+      await request(meApp()).get('/me').set('Authorization', `  bearer   ${token}  `).expect(200);
     });
 
     it('accepts discord avatar null and unknown providers with string fields', async () => {
       const claims = shapeB(NOW, {
         providers: { discord: { id: '1', username: 'x', avatar: null }, github: { id: '7', login: 'octo' } },
       });
-      await request(appWith())
+      await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
@@ -86,7 +84,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       ['only spaces', '   '],
       ['a scheme glued to the token', `Bearer${'x'.repeat(10)}`],
     ])('answers for %s', async (_case, header) => {
-      const req = request(appWith()).get('/me');
+      const req = request(meApp()).get('/me');
       if (header !== undefined) req.set('Authorization', header);
       const res = await req.expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
@@ -95,7 +93,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('uses the configured realm', async () => {
-      const res = await request(appWith({ realm: 'orders' }))
+      const res = await request(meApp({ realm: 'orders' }))
         .get('/me')
         .expect(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="orders"');
@@ -127,18 +125,18 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       ['a tampered payload', `Bearer ${h}.${b64({ ...shapeB(NOW), scopes: ['admin'] })}.${s}`],
       ['a wrong signature', `Bearer ${h}.${p}.${s.slice(0, -4)}AAAA`],
     ])('answers for %s', async (_case, header) => {
-      const res = await request(appWith()).get('/me').set('Authorization', header).expect(401);
+      const res = await request(meApp()).get('/me').set('Authorization', header).expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
       expect(res.headers['www-authenticate']).toBe(CHALLENGE_INVALID);
     });
 
     it('counts maxTokenLength before decoding, and accepts a token at the limit', async () => {
       const token = valid();
-      await request(appWith({ maxTokenLength: token.length }))
+      await request(meApp({ maxTokenLength: token.length }))
         .get('/me')
         .set(bearer(token))
         .expect(200);
-      await request(appWith({ maxTokenLength: token.length - 1 }))
+      await request(meApp({ maxTokenLength: token.length - 1 }))
         .get('/me')
         .set(bearer(token))
         .expect(401);
@@ -146,7 +144,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('never answers with the token or a library message', async () => {
       const forged = `${h}.${p}.${s.slice(0, -4)}AAAA`;
-      const res = await request(appWith()).get('/me').set(bearer(forged)).expect(401);
+      const res = await request(meApp()).get('/me').set(bearer(forged)).expect(401);
       expect(res.text).not.toContain(forged.slice(0, 20));
       expect(res.text).not.toMatch(/jwt|signature|stack/i);
     });
@@ -157,18 +155,18 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     it('refuses alg none, whatever the casing', async () => {
       for (const alg of ['none', 'None', 'NONE']) {
         const token = `${b64({ alg, typ: 'JWT' })}.${b64(claims)}.`;
-        await request(appWith()).get('/me').set(bearer(token)).expect(401);
+        await request(meApp()).get('/me').set(bearer(token)).expect(401);
         const signed = `${b64({ alg, typ: 'JWT' })}.${b64(claims)}.${sign(claims).split('.')[2]}`;
-        await request(appWith()).get('/me').set(bearer(signed)).expect(401);
+        await request(meApp()).get('/me').set(bearer(signed)).expect(401);
       }
     });
 
     it('refuses an algorithm outside the accepted list (HS384 when HS256 is inferred)', async () => {
-      await request(appWith())
+      await request(meApp())
         .get('/me')
         .set(bearer(sign(claims, SECRET, 'HS384')))
         .expect(401);
-      await request(appWith({ algorithms: ['HS384'] }))
+      await request(meApp({ algorithms: ['HS384'] }))
         .get('/me')
         .set(bearer(sign(claims, SECRET, 'HS384')))
         .expect(200);
@@ -176,9 +174,9 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('refuses a crit header', async () => {
       const token = sign(claims, SECRET, 'HS256', { crit: ['exp'] });
-      const res = await request(appWith()).get('/me').set(bearer(token)).expect(401);
+      const res = await request(meApp()).get('/me').set(bearer(token)).expect(401);
       expect(res.body.message).toBe('Invalid access token');
-      await request(appWith())
+      await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
@@ -190,13 +188,13 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         x5u: 'http://127.0.0.1:1/x',
         jwk: { kty: 'oct', k: 'AAAA' },
       });
-      await request(appWith()).get('/me').set(bearer(token)).expect(200);
+      await request(meApp()).get('/me').set(bearer(token)).expect(200);
     });
 
     it('refuses an HS256 token signed with the RSA public key PEM (key confusion)', async () => {
       const { privateKey, publicKey } = rsaKeys();
       const pem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
-      const app = appWith({ key: { publicKey: pem } });
+      const app = meApp({ key: { publicKey: pem } });
       await request(app)
         .get('/me')
         .set(bearer(sign(claims, privateKey, 'RS256')))
@@ -207,21 +205,21 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('verifies RS256, PS256 and ES256 with their public keys', async () => {
       const rsa = rsaKeys();
-      await request(appWith({ key: { publicKey: rsa.publicKey } }))
+      await request(meApp({ key: { publicKey: rsa.publicKey } }))
         .get('/me')
         .set(bearer(sign(claims, rsa.privateKey, 'RS256')))
         .expect(200);
-      await request(appWith({ key: { publicKey: rsa.publicKey }, algorithms: ['PS256'] }))
+      await request(meApp({ key: { publicKey: rsa.publicKey }, algorithms: ['PS256'] }))
         .get('/me')
         .set(bearer(sign(claims, rsa.privateKey, 'PS256')))
         .expect(200);
       const ec = ecKeys();
       const jwk = ec.publicKey.export({ format: 'jwk' });
-      await request(appWith({ key: { publicKey: jwk } }))
+      await request(meApp({ key: { publicKey: jwk } }))
         .get('/me')
         .set(bearer(sign(claims, ec.privateKey, 'ES256')))
         .expect(200);
-      await request(appWith({ key: { publicKey: ec.publicKey } }))
+      await request(meApp({ key: { publicKey: ec.publicKey } }))
         .get('/me')
         .set(bearer(sign(claims, rsa.privateKey, 'RS256')))
         .expect(401);
@@ -231,15 +229,15 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('§3.4 time', () => {
     it('answers Access token expired once exp is past the tolerance', async () => {
       const token = sign(shapeB(NOW - 1000, { exp: NOW - 5 }));
-      const res = await request(appWith()).get('/me').set(bearer(token)).expect(401);
+      const res = await request(meApp()).get('/me').set(bearer(token)).expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Access token expired' });
       expect(res.headers['www-authenticate']).toBe(CHALLENGE_EXPIRED);
     });
 
     it('accepts a token expired less than clockTolerance ago', async () => {
       const token = sign(shapeB(NOW - 1000, { exp: NOW - 4 }));
-      await request(appWith()).get('/me').set(bearer(token)).expect(200);
-      await request(appWith({ clockTolerance: 0 }))
+      await request(meApp()).get('/me').set(bearer(token)).expect(200);
+      await request(meApp({ clockTolerance: 0 }))
         .get('/me')
         .set(bearer(token))
         .expect(401);
@@ -259,7 +257,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         if (v === undefined) delete claims[k];
         else claims[k] = v;
       }
-      const res = await request(appWith())
+      const res = await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(401);
@@ -268,8 +266,8 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('caps the age of a token with maxTokenAge (token_expired)', async () => {
       const token = sign(shapeB(NOW - 3600, { exp: NOW + 3600 }));
-      await request(appWith()).get('/me').set(bearer(token)).expect(200);
-      const res = await request(appWith({ maxTokenAge: '30m' }))
+      await request(meApp()).get('/me').set(bearer(token)).expect(200);
+      const res = await request(meApp({ maxTokenAge: '30m' }))
         .get('/me')
         .set(bearer(token))
         .expect(401);
@@ -278,8 +276,8 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('caps exp - iat with maxLifetime (invalid_token)', async () => {
       const token = sign(shapeB(NOW, { exp: NOW + 100 * 86400 }));
-      await request(appWith()).get('/me').set(bearer(token)).expect(200);
-      const res = await request(appWith({ maxLifetime: '90d' }))
+      await request(meApp()).get('/me').set(bearer(token)).expect(200);
+      const res = await request(meApp({ maxLifetime: '90d' }))
         .get('/me')
         .set(bearer(token))
         .expect(401);
@@ -288,7 +286,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it("honours each token's own exp beyond 90 days", async () => {
       const token = sign(shapeB(NOW - 200 * 86400, { exp: NOW + 86400 }));
-      await request(appWith()).get('/me').set(bearer(token)).expect(200);
+      await request(meApp()).get('/me').set(bearer(token)).expect(200);
     });
   });
 
@@ -300,7 +298,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
       ['an aud array without ours', { aud: ['a', 'b'] }],
       ['an empty aud array', { aud: [] }],
     ])('refuses %s', async (_case, overrides) => {
-      await request(appWith())
+      await request(meApp())
         .get('/me')
         .set(bearer(sign(shapeB(NOW, overrides))))
         .expect(401);
@@ -336,7 +334,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         if (v === undefined) delete claims[k];
         else claims[k] = v;
       }
-      const res = await request(appWith())
+      const res = await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(401);
@@ -348,14 +346,14 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         { metadata: { createdAt: '2024-05-01T12:00:00Z', authorizer: 'a' } },
         { sub: 'user-1' },
       ]) {
-        await request(appWith())
+        await request(meApp())
           .get('/me')
           .set(bearer(sign(shapeB(NOW, overrides))))
           .expect(200);
       }
       const claims = shapeB(NOW);
       delete claims.sub;
-      const res = await request(appWith())
+      const res = await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
@@ -364,16 +362,16 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it("checks only registered claims in 'jwt' mode and reads a space-separated scope", async () => {
       const claims = { iss: ISSUER, aud: AUDIENCE, exp: NOW + 60, scope: 'email openid' };
-      await request(appWith())
+      await request(meApp())
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(401);
-      const res = await request(appWith({ claims: 'jwt' }, ['email']))
+      const res = await request(meApp({ claims: 'jwt' }, ['email']))
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(200);
       expect(res.body).toEqual(claims);
-      await request(appWith({ claims: 'jwt' }, ['profile']))
+      await request(meApp({ claims: 'jwt' }, ['profile']))
         .get('/me')
         .set(bearer(sign(claims)))
         .expect(403);
@@ -383,7 +381,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('403 Insufficient scope', () => {
     it('answers with the required scopes in the challenge', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify'] }));
-      const res = await request(appWith({}, ['identify', 'email']))
+      const res = await request(meApp({}, ['identify', 'email']))
         .get('/me')
         .set(bearer(token))
         .expect(403);
@@ -395,11 +393,11 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('requires every scope of an array', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify', 'email'] }));
-      await request(appWith({}, ['identify', 'email']))
+      await request(meApp({}, ['identify', 'email']))
         .get('/me')
         .set(bearer(token))
         .expect(200);
-      await request(appWith({}, ['identify', 'profile']))
+      await request(meApp({}, ['identify', 'profile']))
         .get('/me')
         .set(bearer(token))
         .expect(403);
@@ -407,11 +405,11 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
     it('supports { all, any }', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify', 'roblox'] }));
-      await request(appWith({}, { all: ['identify'], any: ['google', 'roblox'] }))
+      await request(meApp({}, { all: ['identify'], any: ['google', 'roblox'] }))
         .get('/me')
         .set(bearer(token))
         .expect(200);
-      const res = await request(appWith({}, { all: ['identify'], any: ['google', 'discord'] }))
+      const res = await request(meApp({}, { all: ['identify'], any: ['google', 'discord'] }))
         .get('/me')
         .set(bearer(token))
         .expect(403);
@@ -420,7 +418,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         'Bearer realm="api", error="insufficient_scope", scope="identify google"',
       );
       // The alternative the token holds, when it holds one and lacks an `all` scope: a step-up keeps it.
-      const held = await request(appWith({}, { all: ['email'], any: ['google', 'roblox'] }))
+      const held = await request(meApp({}, { all: ['email'], any: ['google', 'roblox'] }))
         .get('/me')
         .set(bearer(sign(shapeB(NOW, { scopes: ['identify', 'roblox'] }))))
         .expect(403);
@@ -455,10 +453,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
         claims: 'strict',
         isRevoked: (claims, req) => revoked.has(claims.jti) && req !== undefined,
       });
-      const app = express();
-      app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
-        res.send('ok');
-      });
+      const app = appWith(express, auth);
       const claims = shapeB(NOW);
       const token = sign(claims);
       await request(app).get('/me').set(bearer(token)).expect(200);
@@ -470,7 +465,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('accepts an async hook', async () => {
-      const app = appWith({ isRevoked: async () => true });
+      const app = meApp({ isRevoked: async () => true });
       await request(app)
         .get('/me')
         .set(bearer(sign(shapeB(NOW))))
@@ -478,7 +473,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('answers 500 without detail when the hook throws', async () => {
-      const app = appWith({
+      const app = meApp({
         isRevoked: () => {
           throw new Error('db password is hunter2');
         },
@@ -495,7 +490,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
   describe('503 Token verification unavailable', () => {
     it('answers with Retry-After when the key resolver says keys cannot be had', async () => {
-      const app = appWith({
+      const app = meApp({
         key: () => {
           throw new TokenAuthError('verification_unavailable');
         },
@@ -513,7 +508,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
   describe('500 Internal server error', () => {
     it('hides a throwing key resolver', async () => {
-      const app = appWith({
+      const app = meApp({
         key: async () => {
           throw new Error('secret vault at 10.0.0.3 is down');
         },
@@ -529,14 +524,13 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   });
 
   describe('optionalVerifiedUser', () => {
-    function optionalApp() {
-      const auth = createTokenAuth(base);
-      const app = express();
-      app.get('/', auth.optionalVerifiedUser(), (req, res) => {
-        res.json({ user: req.auth?.jti ?? null });
+    const optionalApp = () =>
+      appWith(express, base, {
+        routes: (app, auth) =>
+          app.get('/', auth.optionalVerifiedUser(), (req, res) => {
+            res.json({ user: req.auth?.jti ?? null });
+          }),
       });
-      return app;
-    }
     it('lets a request without a token through with req.auth undefined', async () => {
       const res = await request(optionalApp()).get('/').expect(200);
       expect(res.body).toEqual({ user: null });
@@ -574,7 +568,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
 
   describe('getToken', () => {
     it('reads the token where the app says, and nothing else', async () => {
-      const app = appWith({
+      const app = meApp({
         getToken: (req: Request) => (typeof req.query.access_token === 'string' ? req.query.access_token : undefined),
       });
       const token = sign(shapeB(NOW));
@@ -584,15 +578,15 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
     it('accepts an async getToken and applies the length cap', async () => {
       const token = sign(shapeB(NOW));
-      await request(appWith({ getToken: async () => token }))
+      await request(meApp({ getToken: async () => token }))
         .get('/me')
         .expect(200);
-      await request(appWith({ getToken: async () => token, maxTokenLength: 10 }))
+      await request(meApp({ getToken: async () => token, maxTokenLength: 10 }))
         .get('/me')
         .expect(401);
     });
     it('does not read tokens from the query string by default', async () => {
-      await request(appWith())
+      await request(meApp())
         .get(`/me?access_token=${sign(shapeB(NOW))}`)
         .expect(401);
     });
@@ -634,7 +628,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
   describe('onError', () => {
     it('sees every failure with its code, never the token', async () => {
       const seen: Array<{ code: string; reason: string | undefined; text: string }> = [];
-      const app = appWith(
+      const app = meApp(
         {
           onError: (err) => {
             seen.push({ code: err.code, reason: err.reason, text: JSON.stringify({ ...err, message: err.message }) });
@@ -655,7 +649,7 @@ describe.each(EXPRESS_VERSIONS)('requireVerifiedUser through %s', (_name, expres
     });
 
     it('a throwing onError does not change the answer', async () => {
-      const app = appWith({
+      const app = meApp({
         onError: () => {
           throw new Error('logger down');
         },

@@ -2,7 +2,7 @@
 // CORS and caching, methods, the discovered issuer of a real oidc-provider, and the options that shape it.
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { NOW, SECRET } from '../fixtures/issuer';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
 
@@ -19,20 +19,25 @@ const base: TokenAuthOptions = {
 };
 
 describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name, express) => {
-  function appWith(options: Partial<TokenAuthOptions> = {}) {
-    const auth = createTokenAuth({ ...base, ...options });
-    const app = express();
-    app.use(auth.protectedResourceMetadata());
-    app.get('/other', (_req, res) => {
-      res.json({ other: true });
-    });
-    return app;
-  }
+  /** The metadata document, and GET /other that is not the document's. */
+  const metadataApp = (options: Partial<TokenAuthOptions> = {}) =>
+    appWith(
+      express,
+      { ...base, ...options },
+      {
+        routes: (app, auth) => {
+          app.use(auth.protectedResourceMetadata());
+          app.get('/other', (_req, res) => {
+            res.json({ other: true });
+          });
+        },
+      },
+    );
 
   it.each([PATH_FORM, ROOT_FORM])(
     'serves the document at %s, field by field, with CORS and a max-age',
     async (path) => {
-      const app = appWith({
+      const app = metadataApp({
         scopesSupported: ['mcp:tools', 'mcp:admin'],
         resourceName: 'Example MCP',
         resourceDocumentation: 'https://docs.example.com/mcp',
@@ -53,13 +58,13 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
   );
 
   it('names only the fields it can vouch for: no scopes, name or documentation unless configured', async () => {
-    const res = await request(appWith()).get(PATH_FORM).expect(200);
+    const res = await request(metadataApp()).get(PATH_FORM).expect(200);
     expect(res.body).toEqual({ resource: RESOURCE, authorization_servers: [AS], bearer_methods_supported: ['header'] });
   });
 
   it('keeps the resource exactly as configured (RFC 9728 §3.3), and every configured issuer', async () => {
     const resource = 'https://MCP.Example.com/Tools';
-    const res = await request(appWith({ resource, issuer: [AS, 'https://as2.example.com'] }))
+    const res = await request(metadataApp({ resource, issuer: [AS, 'https://as2.example.com'] }))
       .get('/.well-known/oauth-protected-resource/Tools')
       .expect(200);
     expect(res.body.resource).toBe(resource);
@@ -67,7 +72,7 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
   });
 
   it('leaves authorization_servers out when the issuer is unchecked (issuer: false)', async () => {
-    const res = await request(appWith({ issuer: false }))
+    const res = await request(metadataApp({ issuer: false }))
       .get(PATH_FORM)
       .expect(200);
     expect(res.body).not.toHaveProperty('authorization_servers');
@@ -75,7 +80,7 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
 
   it('serves only the root form for a resource without a path, with or without its slash', async () => {
     for (const resource of ['https://api.example.com', 'https://api.example.com/']) {
-      const app = appWith({ resource });
+      const app = metadataApp({ resource });
       const res = await request(app).get(ROOT_FORM).expect(200);
       expect(res.body.resource).toBe(resource);
       await request(app).get(`${ROOT_FORM}/api`).expect(404);
@@ -83,14 +88,14 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
   });
 
   it('passes other paths on, and is not fooled by a longer or shorter path', async () => {
-    const app = appWith();
+    const app = metadataApp();
     await request(app).get('/other').expect(200, { other: true });
     await request(app).get(`${PATH_FORM}/more`).expect(404);
     await request(app).get('/.well-known/oauth-protected-resource/mc').expect(404);
   });
 
   it('answers HEAD with the headers, a CORS preflight with 204, and other methods with 405', async () => {
-    const app = appWith();
+    const app = metadataApp();
     const head = await request(app).head(PATH_FORM).expect(200);
     expect(head.headers['access-control-allow-origin']).toBe('*');
     const preflight = await request(app)
@@ -110,13 +115,13 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
   });
 
   it('says what DPoP accepts, and that Bearer is refused with dpop.required', async () => {
-    const optional = await request(appWith({ dpop: { algorithms: ['ES256', 'EdDSA'] } }))
+    const optional = await request(metadataApp({ dpop: { algorithms: ['ES256', 'EdDSA'] } }))
       .get(PATH_FORM)
       .expect(200);
     expect(optional.body.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'Ed25519']);
     expect(optional.body.dpop_bound_access_tokens_required).toBe(false);
     expect(optional.body).not.toHaveProperty('tls_client_certificate_bound_access_tokens');
-    const required = await request(appWith({ dpop: { required: true } }))
+    const required = await request(metadataApp({ dpop: { required: true } }))
       .get(PATH_FORM)
       .expect(200);
     expect(required.body.dpop_bound_access_tokens_required).toBe(true);
@@ -124,7 +129,7 @@ describe.each(EXPRESS_VERSIONS)('protectedResourceMetadata() through %s', (_name
   });
 
   it('says certificate-bound tokens are supported with mtls', async () => {
-    const res = await request(appWith({ mtls: {} }))
+    const res = await request(metadataApp({ mtls: {} }))
       .get(PATH_FORM)
       .expect(200);
     expect(res.body.tls_client_certificate_bound_access_tokens).toBe(true);

@@ -1,9 +1,10 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
-import { createTokenAuth, errorHandler, type TokenAuth, type TokenAuthOptions } from '../../lib';
+import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { createTestIssuer, type TestIssuer } from '../../lib/testing';
-import { EXPRESS_VERSIONS } from './../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
+import { listen } from '../fixtures/listen';
 import { AUDIENCE, ISSUER, rsaKeys, shapeB, sign } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 
@@ -32,21 +33,16 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
   });
 
   /** A listening app: GET /me requires `identify` and echoes req.auth. One server, so bursts share one process state. */
-  async function serve(options: TokenAuthOptions): Promise<{ server: Server; auth: TokenAuth }> {
+  async function serve(options: TokenAuthOptions): Promise<{ server: string; auth: TokenAuth }> {
     const auth = createTokenAuth({ clock, ...options });
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(['identify']), (req, res) => {
-      res.json(req.auth);
-    });
-    if (options.errors === 'next') app.use(errorHandler());
-    const server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
+    const listening = await listen(
+      appWith(express, auth, { scopes: ['identify'], errorHandler: options.errors === 'next' }),
+    );
     cleanup.push(
       () => auth.close(),
-      () => new Promise((resolve) => server.close(resolve)),
+      () => listening.close(),
     );
-    return { server, auth };
+    return { server: listening.origin, auth };
   }
 
   async function loopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<LoopbackServer> {
@@ -211,7 +207,7 @@ describe.each(EXPRESS_VERSIONS)('remote key sources through %s', (_name, express
       issued.set(token, claims);
       return { token, claims };
     }
-    async function upstreamApp(): Promise<{ server: Server; upstream: LoopbackServer }> {
+    async function upstreamApp(): Promise<{ server: string; upstream: LoopbackServer }> {
       const upstream = await loopback(identityService);
       const { server } = await serve({ key: { upstream: upstream.origin }, issuer: ISSUER, audience: AUDIENCE });
       return { server, upstream };

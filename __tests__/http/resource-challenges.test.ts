@@ -3,10 +3,10 @@
 // rule a resource sets (RFC 8707), scopesOf, and the route guard other entries build on.
 import type { Express, Request } from 'express';
 import request from 'supertest';
-import { createTokenAuth, TokenAuthError, type TokenAuthOptions } from '../../lib';
+import { createTokenAuth, TokenAuthError, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { routeGuard } from '../../lib/token-auth';
 import { createTestIssuer, type DpopHolder, type TestIssuer } from '../../lib/testing';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { optionErrorOf } from '../fixtures/option-error';
 import { listen, type Listening } from '../fixtures/listen';
 import { NOW, SECRET, sign } from '../fixtures/issuer';
@@ -36,34 +36,40 @@ const payload = (overrides: Record<string, unknown> = {}) => ({
 const bearer = (overrides?: Record<string, unknown>) => ({ Authorization: `Bearer ${sign(payload(overrides))}` });
 
 describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", (_name, express) => {
-  function appWith(
-    options: Partial<TokenAuthOptions> = {},
-    configure?: (app: Express, auth: ReturnType<typeof createTokenAuth>) => void,
-  ): Express {
-    const auth = createTokenAuth({ ...base, ...options });
-    const app = express();
-    configure?.(app, auth);
-    app.post('/mcp', auth.requireVerifiedUser(['mcp:tools']), (req, res) => {
-      res.json({ sub: req.auth?.sub });
-    });
-    app.get('/open', auth.requireVerifiedUser(), (_req, res) => {
-      res.json({ ok: true });
-    });
-    app.get('/admin', auth.requireVerifiedUser({ all: ['mcp:tools'], any: ['mcp:admin', 'mcp:root'] }), (_req, res) => {
-      res.json({ ok: true });
-    });
-    return app;
-  }
+  /** POST /mcp (mcp:tools), GET /open, GET /admin (mcp:tools and mcp:admin or mcp:root), after `configure`'s. */
+  const resourceApp = (options: Partial<TokenAuthOptions> = {}, configure?: (app: Express, auth: TokenAuth) => void) =>
+    appWith(
+      express,
+      { ...base, ...options },
+      {
+        routes: (app, auth) => {
+          configure?.(app, auth);
+          app.post('/mcp', auth.requireVerifiedUser(['mcp:tools']), (req, res) => {
+            res.json({ sub: req.auth?.sub });
+          });
+          app.get('/open', auth.requireVerifiedUser(), (_req, res) => {
+            res.json({ ok: true });
+          });
+          app.get(
+            '/admin',
+            auth.requireVerifiedUser({ all: ['mcp:tools'], any: ['mcp:admin', 'mcp:root'] }),
+            (_req, res) => {
+              res.json({ ok: true });
+            },
+          );
+        },
+      },
+    );
 
   describe('Bearer', () => {
     it("points a request without a token to the metadata, names the route's scopes, and gives no error code", async () => {
-      const res = await request(appWith()).post('/mcp').expect(401);
+      const res = await request(resourceApp()).post('/mcp').expect(401);
       expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools", ${RM}`);
       expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
     });
 
     it('names no scope on the 401 of a route that needs none', async () => {
-      const res = await request(appWith()).get('/open').expect(401);
+      const res = await request(resourceApp()).get('/open').expect(401);
       expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", ${RM}`);
     });
 
@@ -84,14 +90,14 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
     });
 
     it("adds both to an invalid or expired token's challenge", async () => {
-      const invalid = await request(appWith())
+      const invalid = await request(resourceApp())
         .post('/mcp')
         .set(bearer({ iss: 'https://elsewhere.example.com' }))
         .expect(401);
       expect(invalid.headers['www-authenticate']).toBe(
         `Bearer realm="api", error="invalid_token", error_description="Invalid access token", scope="mcp:tools", ${RM}`,
       );
-      const expired = await request(appWith())
+      const expired = await request(resourceApp())
         .post('/mcp')
         .set(bearer({ exp: NOW - 60 }))
         .expect(401);
@@ -101,21 +107,21 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
     });
 
     it('answers 403 with every scope the operation needs and the metadata, in one challenge', async () => {
-      const res = await request(appWith())
+      const res = await request(resourceApp())
         .post('/mcp')
         .set(bearer({ scope: 'other' }))
         .expect(403);
       expect(res.headers['www-authenticate']).toBe(
         `Bearer realm="api", error="insufficient_scope", scope="mcp:tools", ${RM}`,
       );
-      const any = await request(appWith())
+      const any = await request(resourceApp())
         .get('/admin')
         .set(bearer({ scope: 'mcp:tools' }))
         .expect(403);
       expect(any.headers['www-authenticate']).toBe(
         `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", ${RM}`,
       );
-      const held = await request(appWith())
+      const held = await request(resourceApp())
         .get('/admin')
         .set(bearer({ scope: 'mcp:root' }))
         .expect(403);
@@ -125,7 +131,7 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
     });
 
     it('never builds the metadata URL from Host or X-Forwarded-*, whatever trust proxy says', async () => {
-      const app = appWith({}, (a) => a.set('trust proxy', true));
+      const app = resourceApp({}, (a) => a.set('trust proxy', true));
       const forged = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'http' };
       const missing = await request(app).post('/mcp').set(forged).expect(401);
       expect(missing.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools", ${RM}`);
@@ -138,7 +144,7 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
     });
 
     it('keeps RFC 6750 as it was without a resource: no resource_metadata, no scope on a 401', async () => {
-      const app = appWith({ resource: undefined, audience: RESOURCE });
+      const app = resourceApp({ resource: undefined, audience: RESOURCE });
       const res = await request(app).post('/mcp').expect(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
       const forbidden = await request(app)
@@ -152,7 +158,7 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
 
     it('gives each request its own challenge for a token fault served from the cache', async () => {
       const token = sign(payload({ iss: 'https://elsewhere.example.com' }));
-      const app = appWith();
+      const app = resourceApp();
       const first = await request(app)
         .post('/mcp')
         .set({ Authorization: `Bearer ${token}` })
@@ -168,13 +174,17 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
     });
 
     it("renders the same challenge through errors: 'next' and errorHandler", async () => {
-      const { errorHandler } = await import('../../lib');
-      const auth = createTokenAuth({ ...base, errors: 'next' });
-      const app = express();
-      app.post('/mcp', auth.requireVerifiedUser(['mcp:tools']), (_req, res) => {
-        res.json({});
-      });
-      app.use(errorHandler());
+      const app = appWith(
+        express,
+        { ...base, errors: 'next' },
+        {
+          routes: (made, auth) =>
+            made.post('/mcp', auth.requireVerifiedUser(['mcp:tools']), (_req, res) => {
+              res.json({});
+            }),
+          errorHandler: true,
+        },
+      );
       const res = await request(app).post('/mcp').expect(401);
       expect(res.headers['www-authenticate']).toBe(`Bearer realm="api", scope="mcp:tools", ${RM}`);
     });
@@ -193,17 +203,17 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
       ['a parent path', 'https://mcp.example.com', 401],
       ['a longer host ending the same', 'https://xmcp.example.com/mcp', 401],
     ])('aud = %s → %i', async (_what, aud, status) => {
-      await request(appWith()).post('/mcp').set(bearer({ aud })).expect(status);
+      await request(resourceApp()).post('/mcp').set(bearer({ aud })).expect(status);
     });
 
     it('lets an explicit audience replace it, keeping the resource rule only for the resource itself', async () => {
-      const other = appWith({ audience: 'api://other' });
+      const other = resourceApp({ audience: 'api://other' });
       await request(other)
         .post('/mcp')
         .set(bearer({ aud: 'api://other' }))
         .expect(200);
       await request(other).post('/mcp').set(bearer()).expect(401);
-      const both = appWith({ audience: ['api://other', RESOURCE] });
+      const both = resourceApp({ audience: ['api://other', RESOURCE] });
       await request(both)
         .post('/mcp')
         .set(bearer({ aud: 'HTTPS://MCP.EXAMPLE.COM/mcp' }))
@@ -335,11 +345,11 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
 
     async function serve(dpop: Record<string, unknown> = {}): Promise<string> {
       const { audience: _audience, ...options } = issuer.options;
-      const auth = createTokenAuth({ ...options, resource: RESOURCE, dpop });
-      const app = express();
-      app.get('/mcp', auth.requireVerifiedUser(['identify']), (_req, res) => {
-        res.json({ ok: true });
-      });
+      const app = appWith(
+        express,
+        { ...options, resource: RESOURCE, dpop },
+        { path: '/mcp', scopes: ['identify'], answer: () => ({ ok: true }) },
+      );
       const listening = await listen(app);
       servers.push(listening);
       return listening.origin;

@@ -2,7 +2,6 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import {
   createTokenAuth,
-  errorHandler,
   TokenAuthError,
   verifyRouter,
   type ProfileResult,
@@ -12,7 +11,7 @@ import {
 } from '../../lib';
 import { resetDefaultTokenAuth } from '../../lib/default-auth';
 import { createTestIssuer } from '../../lib/testing';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { optionErrorOf } from '../fixtures/option-error';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
@@ -48,21 +47,18 @@ function expectNoStoreJson(res: request.Response): void {
 }
 
 describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
-  function appWith(
-    options: Partial<TokenAuthOptions> = {},
-    routerOptions?: VerifyRouterOptions,
-    mount = '/api',
-  ): Express {
-    const auth = createTokenAuth({ ...base, ...options });
-    const app = express();
-    app.use(mount, auth.verifyRouter(routerOptions));
-    return app;
-  }
+  /** The verify endpoint mounted at `mount`. */
+  const routerApp = (options: Partial<TokenAuthOptions> = {}, routerOptions?: VerifyRouterOptions, mount = '/api') =>
+    appWith(
+      express,
+      { ...base, ...options },
+      { routes: (app, auth) => app.use(mount, auth.verifyRouter(routerOptions)) },
+    );
 
   describe('Shape B (view=claims, the default)', () => {
     it("answers the sample client's exact request (GET with an empty query string, both JSON headers) with the claims exactly as signed", async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(`${PATH}?`)
         .set(sampleClientHeaders(sign(claims)))
         .expect(200);
@@ -73,7 +69,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it('answers POST the same way, with no body, an empty JSON body or a JSON object body', async () => {
       const claims = shapeB(NOW);
       const token = sign(claims);
-      const app = appWith();
+      const app = routerApp();
       const bare = await request(app).post(`${PATH}?`).set(bearer(token)).expect(200);
       expect(bare.body).toEqual(claims);
       expectNoStoreJson(bare);
@@ -85,7 +81,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('never requires a Content-Type: a text body or none at all is fine', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .post(PATH)
         .set(bearer(sign(claims)))
         .set('Content-Type', 'text/plain')
@@ -96,7 +92,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers view=claims with Shape B', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(`${PATH}?view=claims`)
         .set(bearer(sign(claims)))
         .expect(200);
@@ -105,7 +101,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('adds nothing and removes nothing: extra claims stay, an absent sub stays absent', async () => {
       const { sub: _sub, ...withoutSub } = shapeB(NOW, { tenant: 'acme', flags: [1, 2] });
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(PATH)
         .set(bearer(sign(withoutSub)))
         .expect(200);
@@ -114,25 +110,25 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it('answers HEAD as Express does: the GET status and headers, no body', async () => {
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .head(PATH)
         .set(bearer(sign(shapeB(NOW))))
         .expect(200);
       expect(res.text).toBeUndefined();
       expectNoStoreJson(res);
-      const missing = await request(appWith()).head(PATH).expect(401);
+      const missing = await request(routerApp()).head(PATH).expect(401);
       expect(missing.headers['www-authenticate']).toBe(CHALLENGE_MISSING);
       expect(missing.headers['cache-control']).toBe('no-store');
     });
 
     it('lives under the mount path, which plays {base_url}', async () => {
       const token = sign(shapeB(NOW));
-      await request(appWith()).get('/auth/@users/verify').set(bearer(token)).expect(404);
-      await request(appWith({}, undefined, '/'))
+      await request(routerApp()).get('/auth/@users/verify').set(bearer(token)).expect(404);
+      await request(routerApp({}, undefined, '/'))
         .get('/auth/@users/verify')
         .set(bearer(token))
         .expect(200);
-      await request(appWith({}, undefined, '/v1/identity'))
+      await request(routerApp({}, undefined, '/v1/identity'))
         .get('/v1/identity/auth/@users/verify?')
         .set(bearer(token))
         .expect(200);
@@ -140,7 +136,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('tolerates a trailing slash and a percent-encoded @, and leaves other paths to the app', async () => {
       const token = sign(shapeB(NOW));
-      const app = appWith();
+      const app = routerApp();
       await request(app).get(`${PATH}/`).set(bearer(token)).expect(200);
       await request(app).get('/api/auth/%40users/verify').set(bearer(token)).expect(200);
       const other = await request(app).get('/api/auth/@users/verify/more').set(bearer(token)).expect(404);
@@ -151,7 +147,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
   describe('Shape A (view=profile)', () => {
     it('answers { status: "success", user } from the linked google account', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(`${PATH}?view=profile`)
         .set(sampleClientHeaders(sign(claims)))
         .expect(200);
@@ -159,10 +155,10 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       expect(res.body).toEqual({
         status: 'success',
         user: {
-          id: '1098765432123',
-          name: 'Nelly Example',
-          email: 'nelly@example.com',
-          picture: 'https://example.com/nelly.png',
+          id: '110248495921238986420',
+          name: 'Test User',
+          email: 'test.user@example.com',
+          picture: 'https://example.com/test-user.png',
         },
       });
       expectNoStoreJson(res);
@@ -170,7 +166,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers POST ?view=profile the same way', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .post(`${PATH}?view=profile`)
         .set(sampleClientHeaders(sign(claims)))
         .send({})
@@ -180,7 +176,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('is the answer to a request without view when defaultView is "profile"; view=claims still gives Shape B', async () => {
       const claims = shapeB(NOW);
-      const app = appWith({}, { defaultView: 'profile' });
+      const app = routerApp({}, { defaultView: 'profile' });
       const profile = await request(app)
         .get(`${PATH}?`)
         .set(bearer(sign(claims)))
@@ -196,7 +192,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it('uses an async resolveProfile, which receives the verified claims and the request', async () => {
       const claims = shapeB(NOW);
       const seen: Array<[JwtClaims, string | undefined]> = [];
-      const app = appWith(
+      const app = routerApp(
         {},
         {
           async resolveProfile(verified, req) {
@@ -221,7 +217,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it('uses a synchronous resolveProfile', async () => {
-      const app = appWith(
+      const app = routerApp(
         {},
         {
           resolveProfile: (c) => ({
@@ -246,7 +242,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       ['GET ?view=profile', (app: Express) => request(app).get(`${PATH}?view=profile`)],
       ['an unknown view', (app: Express) => request(app).get(`${PATH}?view=everything`)],
     ])('answers Missing access token for %s without a token', async (_case, call) => {
-      const res = await call(appWith()).set('Accept', 'application/json').expect(401);
+      const res = await call(routerApp()).set('Accept', 'application/json').expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
       expect(res.headers['www-authenticate']).toBe(CHALLENGE_MISSING);
       expectNoStoreJson(res);
@@ -255,7 +251,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it('answers Invalid access token for a bad signature, even with an unknown view', async () => {
       const token = sign(shapeB(NOW), 'another-secret-that-is-long-enough-for-hs256');
       for (const query of ['?', '?view=profile', '?view=nope']) {
-        const res = await request(appWith()).get(`${PATH}${query}`).set(sampleClientHeaders(token)).expect(401);
+        const res = await request(routerApp()).get(`${PATH}${query}`).set(sampleClientHeaders(token)).expect(401);
         expect(res.body).toEqual({ status: 'error', message: 'Invalid access token' });
         expect(res.headers['www-authenticate']).toBe(CHALLENGE_INVALID);
         expectNoStoreJson(res);
@@ -264,14 +260,14 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers Access token expired for an expired token', async () => {
       const token = sign(shapeB(NOW - 3600));
-      const res = await request(appWith()).get(PATH).set(bearer(token)).expect(401);
+      const res = await request(routerApp()).get(PATH).set(bearer(token)).expect(401);
       expect(res.body).toEqual({ status: 'error', message: 'Access token expired' });
       expect(res.headers['www-authenticate']).toBe(CHALLENGE_EXPIRED);
       expectNoStoreJson(res);
     });
 
     it('answers 401 for a revoked token and uses the configured realm', async () => {
-      const app = appWith({ realm: 'identity', isRevoked: () => true });
+      const app = routerApp({ realm: 'identity', isRevoked: () => true });
       const res = await request(app)
         .get(PATH)
         .set(bearer(sign(shapeB(NOW))))
@@ -292,7 +288,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       ['a repeated parameter, even with equal values', '?view=claims&view=claims'],
       ['a repeated parameter with both values', '?view=claims&view=profile'],
     ])('answers 400 for %s', async (_case, query) => {
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(`${PATH}${query}`)
         .set(bearer(sign(shapeB(NOW))))
         .expect(400);
@@ -303,13 +299,13 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers 400 before 403: a token without any scope and an unknown view', async () => {
       const token = sign(shapeB(NOW, { scopes: [] }));
-      const res = await request(appWith()).post(`${PATH}?view=card`).set(bearer(token)).expect(400);
+      const res = await request(routerApp()).post(`${PATH}?view=card`).set(bearer(token)).expect(400);
       expect(res.body).toEqual(INVALID_VIEW);
     });
 
     it('ignores other query parameters, including view-like names', async () => {
       const claims = shapeB(NOW);
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(`${PATH}?views=profile&view%5B%5D=x&cb=1`)
         .set(bearer(sign(claims)))
         .expect(200);
@@ -320,7 +316,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
   describe('403 (scopes)', () => {
     it('answers Insufficient scope when Shape B lacks identify', async () => {
       const token = sign(shapeB(NOW, { scopes: ['email', 'profile'] }));
-      const res = await request(appWith()).get(`${PATH}?`).set(sampleClientHeaders(token)).expect(403);
+      const res = await request(routerApp()).get(`${PATH}?`).set(sampleClientHeaders(token)).expect(403);
       expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="insufficient_scope", scope="identify"');
       expectNoStoreJson(res);
@@ -332,7 +328,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       ['identify', ['profile', 'email']],
     ])('answers 403 for Shape A when %s is missing, naming all three scopes', async (_missing, scopes) => {
       const token = sign(shapeB(NOW, { scopes }));
-      const res = await request(appWith()).get(`${PATH}?view=profile`).set(bearer(token)).expect(403);
+      const res = await request(routerApp()).get(`${PATH}?view=profile`).set(bearer(token)).expect(403);
       expect(res.body).toEqual({ status: 'error', message: 'Insufficient scope' });
       expect(res.headers['www-authenticate']).toBe(
         'Bearer realm="api", error="insufficient_scope", scope="identify profile email"',
@@ -342,7 +338,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('lets Shape B through with identify alone', async () => {
       const claims = shapeB(NOW, { scopes: ['identify'] });
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .get(PATH)
         .set(bearer(sign(claims)))
         .expect(200);
@@ -350,7 +346,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it('applies requiredScopes to both views', async () => {
-      const app = appWith({}, { requiredScopes: ['identify', 'google'] });
+      const app = routerApp({}, { requiredScopes: ['identify', 'google'] });
       const token = sign(shapeB(NOW, { scopes: ['identify', 'email', 'profile'] }));
       const claims = await request(app).get(PATH).set(bearer(token)).expect(403);
       expect(claims.headers['www-authenticate']).toBe(
@@ -363,7 +359,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it('accepts requiredScopes as { any } and [] (no scope for Shape B)', async () => {
-      const anyApp = appWith({}, { requiredScopes: { any: ['discord', 'roblox'] } });
+      const anyApp = routerApp({}, { requiredScopes: { any: ['discord', 'roblox'] } });
       await request(anyApp)
         .get(PATH)
         .set(bearer(sign(shapeB(NOW, { scopes: ['roblox'] }))))
@@ -372,7 +368,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
         .get(PATH)
         .set(bearer(sign(shapeB(NOW, { scopes: ['identify'] }))))
         .expect(403);
-      const none = appWith({}, { requiredScopes: [] });
+      const none = routerApp({}, { requiredScopes: [] });
       await request(none)
         .get(PATH)
         .set(bearer(sign(shapeB(NOW, { scopes: [] }))))
@@ -389,14 +385,14 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers 403 before 404: no google account and no profile scope', async () => {
       const token = sign(shapeB(NOW, { scopes: ['identify'], providers: {} }));
-      await request(appWith()).get(`${PATH}?view=profile`).set(bearer(token)).expect(403);
+      await request(routerApp()).get(`${PATH}?view=profile`).set(bearer(token)).expect(403);
     });
   });
 
   describe('404 (no profile)', () => {
     it('answers No profile is linked to this token when no google account is linked', async () => {
       const token = sign(shapeB(NOW, { providers: { discord: { id: '1', username: 'd', avatar: null } } }));
-      const res = await request(appWith()).get(`${PATH}?view=profile`).set(bearer(token)).expect(404);
+      const res = await request(routerApp()).get(`${PATH}?view=profile`).set(bearer(token)).expect(404);
       expect(res.body).toEqual(NO_PROFILE);
       expect(res.headers['www-authenticate']).toBeUndefined();
       expectNoStoreJson(res);
@@ -404,7 +400,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it("answers 404 in claims: 'jwt' mode when the google entry lacks a field", async () => {
       const token = sign(shapeB(NOW, { providers: { google: { id: 'g', email: 'a@example.com', name: 'A' } } }));
-      const res = await request(appWith({ claims: 'jwt' }))
+      const res = await request(routerApp({ claims: 'jwt' }))
         .get(`${PATH}?view=profile`)
         .set(bearer(token))
         .expect(404);
@@ -414,7 +410,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it('answers 404 when resolveProfile returns undefined or null (sync or async)', async () => {
       const token = sign(shapeB(NOW));
       for (const resolveProfile of [() => undefined, () => null, async () => undefined, async () => null]) {
-        const res = await request(appWith({}, { resolveProfile }))
+        const res = await request(routerApp({}, { resolveProfile }))
           .get(`${PATH}?view=profile`)
           .set(bearer(token))
           .expect(404);
@@ -427,7 +423,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     it.each(['put', 'patch', 'delete'] as const)(
       'answers %s with Allow and the error body, before looking at the token',
       async (method) => {
-        const res = await request(appWith())[method](PATH).expect(405);
+        const res = await request(routerApp())[method](PATH).expect(405);
         expect(res.body).toEqual({ status: 'error', message: 'Method not allowed' });
         expect(res.headers.allow).toBe('GET, HEAD, POST');
         expect(res.headers['www-authenticate']).toBeUndefined();
@@ -436,7 +432,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     );
 
     it('answers a plain OPTIONS (not a CORS preflight) with 405', async () => {
-      const res = await request(appWith())
+      const res = await request(routerApp())
         .options(PATH)
         .set(bearer(sign(shapeB(NOW))))
         .expect(405);
@@ -487,7 +483,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       'answers Internal server error when resolveProfile %s, without a trace of its text',
       async (_case, resolveProfile) => {
         const failures: TokenAuthError[] = [];
-        const app = appWith({ onError: (err) => failures.push(err) }, { resolveProfile });
+        const app = routerApp({ onError: (err) => failures.push(err) }, { resolveProfile });
         const res = await request(app)
           .get(`${PATH}?view=profile`)
           .set(bearer(sign(shapeB(NOW))))
@@ -503,7 +499,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('answers 500 when resolveProfile returns something that is not Shape A', async () => {
       const resolveProfile = (() => ({ user: { id: 'x' } })) as unknown as VerifyRouterOptions['resolveProfile'];
-      const res = await request(appWith({}, { resolveProfile }))
+      const res = await request(routerApp({}, { resolveProfile }))
         .get(`${PATH}?view=profile`)
         .set(bearer(sign(shapeB(NOW))))
         .expect(500);
@@ -514,7 +510,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
       const resolveProfile = jest.fn(() => {
         throw new Error('not for claims');
       });
-      await request(appWith({}, { resolveProfile }))
+      await request(routerApp({}, { resolveProfile }))
         .get(PATH)
         .set(bearer(sign(shapeB(NOW))))
         .expect(200);
@@ -541,14 +537,20 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
   describe("errors: 'next'", () => {
     function nextApp(routerOptions?: VerifyRouterOptions) {
       const seen: unknown[] = [];
-      const auth = createTokenAuth({ ...base, errors: 'next' });
-      const app = express();
-      app.use('/api', auth.verifyRouter(routerOptions));
-      app.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
-        seen.push(err);
-        next(err);
-      });
-      app.use(errorHandler());
+      const app = appWith(
+        express,
+        { ...base, errors: 'next' },
+        {
+          routes: (made, auth) => {
+            made.use('/api', auth.verifyRouter(routerOptions));
+            made.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
+              seen.push(err);
+              next(err);
+            });
+          },
+          errorHandler: true,
+        },
+      );
       return { app, seen };
     }
 

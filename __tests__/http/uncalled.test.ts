@@ -1,6 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import request from 'supertest';
 import { createTokenAuth } from '../../lib';
+import { clearVariables } from '../fixtures/environment';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 
@@ -64,25 +65,13 @@ describe.each(EXPRESS_VERSIONS)('a middleware factory mounted uncalled (%s)', (_
 });
 
 describe.each(EXPRESS_VERSIONS)('the top-level factories mounted uncalled (%s)', (_name, express) => {
-  const VARIABLES = [
-    'TOKEN_SECRET',
-    'TOKEN_PUBLIC_KEY',
-    'TOKEN_JWKS_URI',
-    'TOKEN_UPSTREAM_URL',
-    'TOKEN_ISSUER',
-    'TOKEN_AUDIENCE',
-    'TOKEN_ALGORITHMS',
-  ];
-  const saved: Record<string, string | undefined> = {};
+  let restore: () => void;
   // A fresh copy of the package per Express version: the default instance and the uncalled handler are built once
   // per process, on first use, as they are in an app.
   let lib: typeof import('../../lib');
   let defaults: typeof import('../../lib/default-auth');
   beforeAll(async () => {
-    for (const name of VARIABLES) {
-      saved[name] = process.env[name];
-      delete process.env[name];
-    }
+    restore = clearVariables();
     await jest.isolateModulesAsync(async () => {
       lib = await import('../../lib');
       defaults = await import('../../lib/default-auth');
@@ -90,10 +79,7 @@ describe.each(EXPRESS_VERSIONS)('the top-level factories mounted uncalled (%s)',
   });
   afterAll(() => {
     defaults.resetDefaultTokenAuth();
-    for (const name of VARIABLES) {
-      if (saved[name] === undefined) delete process.env[name];
-      else process.env[name] = saved[name];
-    }
+    restore();
   });
 
   it('answer a bare JSON 500 (never an HTML stack) while the environment is unconfigured, and warn once how to call them', async () => {

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
-import { JWKS_MAX_AGE, MAX_JWKS_KEYS, parseJwks, readJwk } from '../../lib/keys/jwks';
+import { JWKS_DEFAULT_ALGORITHMS, JWKS_MAX_AGE, MAX_JWKS_KEYS, parseJwks, readJwk } from '../../lib/keys/jwks';
 import { createTestIssuer } from '../../lib/testing';
 import { AUDIENCE, b64, ecKeys, ISSUER, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
@@ -472,72 +472,23 @@ describe('hostile and unusual key sets', () => {
   });
 });
 
-describe('remote key options', () => {
-  const base = { issuer: ISSUER, audience: AUDIENCE };
-  const make = (options: Record<string, unknown>) => () =>
-    createTokenAuth({ ...base, ...options } as TokenAuthOptions).close();
-
-  it.each([
-    'https://keys.example.com/.well-known/jwks.json',
-    'http://127.0.0.1:9/jwks',
-    'http://127.3.4.5/jwks',
-    'http://[::1]:9/jwks',
-    'http://localhost/jwks',
-    'http://LOCALHOST:8080/jwks',
-  ])('accepts %s', (uri) => {
-    expect(make({ key: { jwksUri: uri } })).not.toThrow();
-    expect(make({ key: { upstream: uri.replace(/\/jwks$/, '') } })).not.toThrow();
+describe('EdDSA from a JWKS', () => {
+  it('is in the default algorithms of a JWKS (and so of discovery)', () => {
+    expect(JWKS_DEFAULT_ALGORITHMS).toEqual(expect.arrayContaining(['EdDSA', 'Ed25519']));
   });
 
-  it.each([
-    ['http outside loopback', 'http://keys.example.com/jwks', /must be an https: URL/],
-    ['a host that only starts like loopback', 'http://127.0.0.1.example.com/jwks', /must be an https: URL/],
-    ['another scheme', 'ftp://keys.example.com/jwks', /must be an https: URL/],
-    ['a relative URL', '/jwks', /not a valid absolute URL/],
-    ['an empty string', '', /must be a URL string/],
-    ['credentials', 'https://user:pass@keys.example.com/jwks', /must not contain credentials/],
-    ['a fragment', 'https://keys.example.com/jwks#x', /must not contain a fragment/],
-  ])('refuses %s with a TypeError', (_what, uri, message) => {
-    expect(make({ key: { jwksUri: uri } })).toThrow(TypeError);
-    expect(make({ key: { jwksUri: uri } })).toThrow(message);
-    expect(make({ key: { upstream: uri } })).toThrow(message);
-  });
-
-  it('accepts http outside loopback with allowInsecureHttp: true', () => {
-    expect(make({ key: { jwksUri: 'http://keys.example.com/jwks' }, allowInsecureHttp: true })).not.toThrow();
-    expect(make({ key: { upstream: 'http://id.example.com/api' }, allowInsecureHttp: true })).not.toThrow();
-  });
-
-  it.each([
-    [{ secret: SECRET, cooldown: '30s' }, /"key.cooldown" does not apply to key.secret/],
-    [{ publicKey: rsa.publicKey, timeout: 5 }, /"key.timeout" does not apply to key.publicKey/],
-    [{ upstream: 'https://id.example.com', cooldown: 5 }, /"key.cooldown" does not apply to key.upstream/],
-    [{ jwksUri: 'https://id.example.com/jwks', timout: 5 }, /"key.timout" does not apply to key.jwksUri/],
-    [{ jwksUri: 'https://id.example.com/jwks', cooldown: 'soon' }, /"key.cooldown"/],
-    [{ jwksUri: 'https://id.example.com/jwks', timeout: 0 }, /"key.timeout" must be more than zero/],
-    [{ upstream: 'https://id.example.com', timeout: '5' }, /"key.timeout"/],
-    [{ upstream: 'https://id.example.com/api?x=1' }, /without a query string/],
-    [{ jwksUri: 'https://id.example.com/jwks', upstream: 'https://id.example.com' }, /exactly one of/],
-  ])('refuses key %p with a TypeError', (key, message) => {
-    expect(make({ key })).toThrow(TypeError);
-    expect(make({ key })).toThrow(message);
-  });
-
-  it('treats a key field left undefined as absent', () => {
-    expect(make({ key: { jwksUri: 'https://id.example.com/jwks', secret: undefined } })).not.toThrow();
-  });
-
-  it('accepts durations as seconds or strings with a unit', () => {
-    expect(make({ key: { jwksUri: 'https://id.example.com/jwks', cooldown: '1m', timeout: '500ms' } })).not.toThrow();
-    expect(make({ key: { jwksUri: 'https://id.example.com/jwks', cooldown: 0, timeout: 2 } })).not.toThrow();
-  });
-
-  it('refuses HS* algorithms with a JWKS and any algorithms option in upstream mode', () => {
-    expect(make({ key: { jwksUri: 'https://id.example.com/jwks' }, algorithms: ['RS256', 'HS256'] })).toThrow(
-      /HS\* algorithm/,
-    );
-    expect(make({ key: { upstream: 'https://id.example.com' }, algorithms: ['RS256'] })).toThrow(
-      /does not apply with key.upstream/,
-    );
+  it('createTestIssuer signs EdDSA and serves its OKP key as a JWKS', async () => {
+    const issuer = await createTestIssuer({ alg: 'EdDSA', jwks: true, issuer: ISSUER, audience: AUDIENCE, clock });
+    try {
+      const verifier = jwksAuth(issuer.jwksUri as string);
+      const signed = issuer.sign();
+      expect(JSON.parse(Buffer.from(signed.split('.')[0], 'base64url').toString())).toMatchObject({
+        alg: 'EdDSA',
+        kid: issuer.kid,
+      });
+      await expect(verifier.verify(signed)).resolves.toMatchObject({ iss: ISSUER });
+    } finally {
+      await issuer.close();
+    }
   });
 });

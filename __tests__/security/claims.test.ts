@@ -1,8 +1,8 @@
 /**
  * Hostile input, part 2: claims an attacker (or a careless issuer) puts in a token that is otherwise genuine —
- * HMAC-signed with the app's real secret, so that the claim checks alone must refuse it (RFC 8725 §3.8–3.9,
- * §3.11; RFC 7519 §4.1; SPEC §3.4–3.6). Every token here is built from exact JSON text so that values
- * JSON.stringify would never write (1e309, duplicate members, a BOM) can be sent.
+ * HMAC-signed with the app's real secret, so that the claim checks alone must refuse it (RFC 8725 §3.8–3.9, §3.11;
+ * RFC 7519 §4.1; Shape B as docs/verify-endpoint.md defines it). Every token here is built from exact JSON text so
+ * that values JSON.stringify would never write (1e309, duplicate members, a BOM) can be sent.
  */
 import { createHmac } from 'node:crypto';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
@@ -48,7 +48,7 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     expect(res.body).toMatchObject({ exp: NOW + 600 });
   });
 
-  describe('time claims (RFC 7519 §4.1.4–4.1.6; SPEC §3.4; clock fixed at NOW, tolerance 5 s)', () => {
+  describe('time claims (RFC 7519 §4.1.4–4.1.6; clock fixed at NOW, tolerance 5 s)', () => {
     it.each([
       ['exp missing', 'exp', undefined],
       ['exp a string of digits', 'exp', JSON.stringify(String(NOW + 600))],
@@ -196,7 +196,8 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
       await expectRefused(app.server, bearer(tokenWith('scopes', raw)), 'invalid');
     });
 
-    // SPEC §10: any scope claim may be a space-separated string or an array of strings; anything else grants nothing.
+    // docs/options.md (scopeClaim): any scope claim may be a space-separated string or an array of strings; anything
+    // else grants nothing.
     it.each([
       ['an array holding a number', '[1]'],
       ['an array-like object', '{"0":"identify","length":1}'],
@@ -211,7 +212,7 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
       });
     });
 
-    it('in jwt mode reads scopes as a string and scope as an array (Spring), as SPEC §10 says', async () => {
+    it('in jwt mode reads scopes as a string and scope as an array (Spring), as docs/options.md says', async () => {
       expect((await getMe(jwtMode.server, bearer(tokenWith('scopes', '"identify email"')))).status).toBe(200);
       expect(
         (await getMe(jwtMode.server, bearer(tokenWith('scope', '["identify"]', shapeB(NOW, { scopes: undefined })))))
@@ -370,7 +371,7 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     });
   });
 
-  describe('Shape B structure (SPEC §3.6)', () => {
+  describe('Shape B structure (docs/verify-endpoint.md)', () => {
     it.each([
       ['jti empty', 'jti', '""'],
       ['jti a number', 'jti', '1'],

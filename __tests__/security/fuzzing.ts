@@ -1,15 +1,15 @@
 /**
- * The fuzzing properties, shared by the small run inside `npm test` (fuzz.test.ts) and the long one of
- * `npm run fuzz` (scripts/fuzz.js). Each case is a real HTTP request to a real Express app on 127.0.0.1 over a
- * keep-alive connection. The oracle: a 2xx only for a header that carries exactly a genuine token; otherwise
- * exactly the 401 answer of SPEC §7 (never a 5xx, never another body); and no unhandled rejection anywhere.
+ * The fuzzing properties, shared by the small run inside `npm test` (fuzz.test.ts) and the long one of `npm run fuzz`
+ * (scripts/fuzz.js). Each case is a real HTTP request to a real Express app on 127.0.0.1 over a keep-alive connection.
+ * The oracle: a 2xx only for a header that carries exactly a genuine token; otherwise exactly the 401 answer of the
+ * README's error table (never a 5xx, never another body); and no unhandled rejection anywhere.
  */
 import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { AUDIENCE, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
-import type { ExpressFactory } from './harness';
+import { appWith, type ExpressFactory } from '../fixtures/express';
 import { closeServer, listen, REFUSAL } from './harness';
 
 /** Counts of one fuzzing run. */
@@ -74,7 +74,10 @@ function send(
   });
 }
 
-/** The verdict an answer must have: genuine → 200 with the claims; anything else → an exact SPEC §7 401. */
+/**
+ * The verdict an answer must have: genuine → 200 with the claims; anything else → an exact 401 of the README's
+ * error table.
+ */
 function judge(
   header: string | undefined,
   answer: { status: number; body: string },
@@ -196,11 +199,7 @@ async function targets(express: ExpressFactory, cache: TokenAuthOptions['cache']
   const rsa = rsaKeys();
   const make = async (name: string, options: TokenAuthOptions, genuine: string[]): Promise<Target> => {
     const auth = createTokenAuth({ ...options, cache });
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(['identify']), (req, res) => {
-      res.json(req.auth);
-    });
-    return { name, server: await listen(app), auth, genuine };
+    return { name, server: await listen(appWith(express, auth, { scopes: ['identify'] })), auth, genuine };
   };
   const base = { issuer: ISSUER, audience: AUDIENCE, clock: () => NOW };
   return Promise.all([

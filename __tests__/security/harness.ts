@@ -5,9 +5,10 @@ import { connect } from 'node:net';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createTokenAuth, type ScopeRequirementInput, type TokenAuthOptions } from '../../lib';
+import { appWith, type ExpressFactory } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET } from '../fixtures/issuer';
 
-/** What a refused request must answer, per SPEC §7: status, exact body and exact RFC 6750 challenge. */
+/** What a refused request must answer (the README's error table): status, exact body and exact RFC 6750 challenge. */
 export const REFUSAL = {
   missing: {
     status: 401,
@@ -28,9 +29,6 @@ export const REFUSAL = {
 
 /** The kinds of refusal a hostile request can earn. */
 export type Refusal = keyof typeof REFUSAL;
-
-/** An Express factory, as in EXPRESS_VERSIONS. */
-export type ExpressFactory = () => Express;
 
 /** HS256 over SECRET, fixed clock: the app most cases attack. */
 export const HS256_OPTIONS: TokenAuthOptions = {
@@ -55,11 +53,7 @@ export async function protectedApp(
   scopes: ScopeRequirementInput = ['identify'],
 ): Promise<ProtectedApp> {
   const auth = createTokenAuth(options);
-  const app = express();
-  app.get('/me', auth.requireVerifiedUser(scopes), (req, res) => {
-    res.json(req.auth);
-  });
-  const server = await listen(app);
+  const server = await listen(appWith(express, auth, { scopes }));
   return {
     server,
     close: () => {

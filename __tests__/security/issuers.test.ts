@@ -1,9 +1,8 @@
 /**
- * Hostile input, part 5: attacks on issuer routing (`issuerBaseURL`, SPEC §10). The token's `iss` is read before
- * its signature is checked, so it is attacker-controlled: it must never make the package fetch anything from a
- * server that is not configured, never match an issuer loosely, and never let one issuer's key (even under the
- * same `kid`) verify a token that names another. Authorization servers here are loopback servers that record
- * every request.
+ * Hostile input, part 5: attacks on issuer routing (`issuerBaseURL`; docs/any-issuer.md). The token's `iss` is read
+ * before its signature is checked, so it is attacker-controlled: it must never make the package fetch anything from a
+ * server that is not configured, never match an issuer loosely, and never let one issuer's key (even under the same
+ * `kid`) verify a token that names another. Authorization servers here are loopback servers that record every request.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

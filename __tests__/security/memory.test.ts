@@ -1,7 +1,7 @@
 /**
- * Bounded memory (issue 6, SPEC §5 and §8): 200 000 distinct valid tokens, and 200 000 distinct invalid ones,
- * through verify() in a child process started with --expose-gc (scripts/memory-bound.js). The clock stands
- * still, so no entry ever expires and only the bounds can hold the cache down: the worst case.
+ * Bounded memory (issue 6; docs/caching.md, docs/security-model.md): 200 000 distinct valid tokens, and 200 000
+ * distinct invalid ones, through verify() in a child process started with --expose-gc (scripts/memory-bound.js). The
+ * clock stands still, so no entry ever expires and only the bounds can hold the cache down: the worst case.
  *
  * Stated bounds, against the heap after a full GC before the first token:
  * - the cache never holds more than `max` entries (10 000, the default);

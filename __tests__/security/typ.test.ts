@@ -3,7 +3,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 const INVALID = { status: 'error', message: 'Invalid access token' };
@@ -44,10 +44,7 @@ describe.each(EXPRESS_VERSIONS)('typ attacks through %s', (_name, express) => {
         onError: (err: TokenAuthError) => reasons.push(err.reason),
         ...options,
       });
-      app = express();
-      app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
-        res.json({ ok: true });
-      });
+      app = appWith(express, auth, { answer: () => ({ ok: true }) });
     });
 
     it('accepts the access token itself (the control case)', async () => {
@@ -92,10 +89,7 @@ describe.each(EXPRESS_VERSIONS)('typ attacks through %s', (_name, express) => {
       clock: () => NOW,
       claims: 'at+jwt',
     });
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
-      res.json({ ok: true });
-    });
+    const app = appWith(express, auth, { answer: () => ({ ok: true }) });
     const idToken = {
       iss: ISSUER,
       aud: AUDIENCE,
@@ -124,10 +118,7 @@ describe.each(EXPRESS_VERSIONS)('typ attacks through %s', (_name, express) => {
       clock: () => NOW,
       claims: 'jwt',
     });
-    const app = express();
-    app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
-      res.json({ ok: true });
-    });
+    const app = appWith(express, auth, { answer: () => ({ ok: true }) });
     const proof = { htm: 'GET', htu: 'https://api.example.com/me', iat: NOW, exp: NOW + 60, jti: 'p1' };
     await request(app)
       .get('/me')

@@ -1,50 +1,4 @@
-import { ResultCache } from '../../lib/verify/cache';
 import { modeHint, normalizeTyp, typRefused } from '../../lib/token/claim-modes';
-import { createTokenSource } from '../../lib/remote';
-import { resolveOptions } from '../../lib/config/resolve';
-import { scopesFromValue } from '../../lib/token/scope-claim';
-import { createVerifier } from '../../lib/verify/verifier';
-import type { TokenAuthOptions } from '../../lib';
-import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
-import { isThenable } from '../../lib/base/values';
-
-function verifierFor(options: Partial<TokenAuthOptions>) {
-  const resolved = resolveOptions({
-    key: { secret: SECRET },
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    clock: () => NOW,
-    ...options,
-  } as TokenAuthOptions<never>);
-  const cache = new ResultCache(resolved.cache, resolved.rules.clockTolerance);
-  return createVerifier({
-    source: createTokenSource(resolved),
-    rules: resolved.rules,
-    claims: resolved.claims,
-    clock: resolved.clock,
-    cache,
-  });
-}
-
-describe('static-key verification stays synchronous', () => {
-  const token = sign(shapeB(NOW));
-
-  it('without validateClaims, and with a synchronous one', () => {
-    for (const options of [{}, { validateClaims: () => true }]) {
-      const answer = verifierFor(options).verify(token);
-      expect(isThenable(answer)).toBe(false);
-      expect(answer).toMatchObject({ iss: ISSUER });
-    }
-  });
-
-  it('answers with a promise only when validateClaims does, and not again once the verdict is cached', async () => {
-    const verifier = verifierFor({ validateClaims: async () => true });
-    const first = verifier.verify(token);
-    expect(isThenable(first)).toBe(true);
-    await expect(first).resolves.toMatchObject({ iss: ISSUER });
-    expect(isThenable(verifier.verify(token))).toBe(false);
-  });
-});
 
 describe('typ (RFC 8725 §3.11)', () => {
   it('is normalised case-insensitively, application/ optional', () => {
@@ -67,15 +21,6 @@ describe('typ (RFC 8725 §3.11)', () => {
     expect(typRefused('AT+JWT', accepted)).toBe(false);
     expect(typRefused(undefined, accepted)).toBe(true);
     expect(typRefused('JWT', accepted)).toBe(true);
-  });
-});
-
-describe('scopesFromValue', () => {
-  it('reads a space-separated string or an array of strings, and nothing else', () => {
-    expect(scopesFromValue('a  b ')).toEqual(['a', 'b']);
-    expect(scopesFromValue(['a', 'b'])).toEqual(['a', 'b']);
-    for (const value of [undefined, null, 1, true, { a: 1 }, ['a', 1], [['a']]])
-      expect(scopesFromValue(value)).toBeUndefined();
   });
 });
 

@@ -4,10 +4,10 @@ import { NOW, shapeB } from '../fixtures/issuer';
 
 const claimsWith = (providers: unknown): VerifiedClaims => shapeB(NOW, { providers }) as unknown as VerifiedClaims;
 const google = {
-  id: '1098765432123',
-  email: 'nelly@example.com',
-  name: 'Nelly Example',
-  picture: 'https://example.com/nelly.png',
+  id: '110248495921238986420',
+  email: 'test.user@example.com',
+  name: 'Test User',
+  picture: 'https://example.com/test-user.png',
 };
 
 describe('toProfile', () => {

@@ -1,6 +1,6 @@
 // A logout route on an issuer found by discovery (`issuerBaseURL`: claims: 'jwt' by default, where `jti` is
 // `unknown`), as README and docs/fleet.md show it. The `@ts-expect-error` marks the old snippet, which does not
-// compile in this mode (see __tests__/fleet/revoke-types.test.ts).
+// compile in this mode (see __tests__/types.test.ts).
 import express from 'express';
 import { createTokenAuth, errorHandler } from '../../lib';
 import { createRedisStore } from '../../lib/redis';

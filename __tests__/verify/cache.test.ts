@@ -267,3 +267,16 @@ describe('result cache', () => {
     expect(auth.stats().size).toBe(0);
   });
 });
+
+describe('the cache keyed by SHA-256', () => {
+  it('holds one entry per distinct token and answers each with its own claims', async () => {
+    const { auth } = withClock();
+    const claims = [shapeB(NOW), shapeB(NOW), shapeB(NOW)];
+    const tokens = claims.map((c) => sign(c));
+    // Round 1 sights each token, round 2 stores it (second sighting), round 3 is answered from the cache.
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < tokens.length; i++) await expect(auth.verify(tokens[i])).resolves.toEqual(claims[i]);
+    }
+    expect(auth.stats()).toMatchObject({ size: 3, hits: 3, misses: 6 });
+  });
+});

@@ -1,10 +1,12 @@
 import { createSecretKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { SignatureCheck } from '../../lib/verify/signature';
-import { ecKeys, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { createSignatureCheck, type SignatureCheck } from '../../lib/verify/signature';
+import { ecKeys, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 
 const secret = createSecretKey(Buffer.from(SECRET));
 const rsa = rsaKeys();
 const ec = ecKeys();
+const ed25519 = generateKeyPairSync('ed25519');
+const otherEd = generateKeyPairSync('ed25519');
 // An RSA-PSS key restricted to SHA-256 (its parameters are part of the key); @types/node types saltLength as a string.
 const pss256 = generateKeyPairSync('rsa-pss', {
   modulusLength: 2048,
@@ -115,5 +117,24 @@ describe('createSignatureCheck, whatever the header says', () => {
       .createSignatureCheck();
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.`;
     expect(refuses(check, unsigned, 'none', secret)).toBe(true);
+  });
+});
+
+describe('EdDSA signatures (RFC 8037, RFC 9864)', () => {
+  const check = createSignatureCheck();
+  const good = sign(shapeB(NOW), ed25519.privateKey, 'EdDSA');
+
+  it('checks an Ed25519 signature with node:crypto', () => {
+    expect(check(good, good.lastIndexOf('.'), 'EdDSA', ed25519.publicKey)).toBe(true);
+  });
+
+  it('refuses a signature of another Ed25519 key', () => {
+    expect(check(good, good.lastIndexOf('.'), 'EdDSA', otherEd.publicKey)).toBe(false);
+  });
+
+  it('refuses a signature over a changed payload', () => {
+    const [header, , signature] = good.split('.');
+    const changed = `${header}.${Buffer.from(JSON.stringify(shapeB(NOW, { scopes: ['admin'] }))).toString('base64url')}.${signature}`;
+    expect(check(changed, changed.lastIndexOf('.'), 'EdDSA', ed25519.publicKey)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { CircuitBreaker, resolveBreaker } from '../../lib/remote/breaker';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, ISSUER, SECRET } from '../fixtures/issuer';
 import { hang, json, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { createIdentityService } from '../fixtures/identity-service';
@@ -162,9 +162,10 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
       onError,
     });
     opened.push(auth);
-    const server = express();
-    server.get('/me', auth.requireVerifiedUser(['identify']), (req, res) => res.json({ jti: req.auth?.jti }));
-    return { auth, server };
+    return {
+      auth,
+      server: appWith(express, auth, { scopes: ['identify'], answer: (claims) => ({ jti: claims?.jti }) }),
+    };
   }
 
   it('opens after consecutive outages, answers 503 at once, lets one probe through at a time, and closes on its success', async () => {

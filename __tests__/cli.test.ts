@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { decode } from 'jsonwebtoken';
-import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { runCli } from '../../lib/cli';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { json, startLoopbackServer } from '../fixtures/loopback-server';
+import { createTokenAuth, type TokenAuthOptions } from '../lib';
+import { runCli } from '../lib/cli';
+import { EXPRESS_VERSIONS } from './fixtures/express';
+import { json, startLoopbackServer } from './fixtures/loopback-server';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..');
 const SECRET = 'cli-test-secret-that-is-long-enough-for-hs256';
 const work = mkdtempSync(join(tmpdir(), 'evu-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

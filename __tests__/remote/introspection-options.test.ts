@@ -1,10 +1,9 @@
 /**
- * `introspection` and `introspect` misconfigured (SPEC §16): a TypeError naming the option at createTokenAuth, with no
- * network call; and the client assertion of private_key_jwt as it goes on the wire (RFC 7523 §3).
+ * `introspection` and `introspect` misconfigured (RFC 7662; docs/introspection.md): a TypeError naming the option at
+ * createTokenAuth, with no network call.
  */
-import { generateKeyPairSync, verify } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { ASSERTION_LIFETIME, resolveClientAuth } from '../../lib/remote/client-auth';
 
 const BASE = 'https://as.example.test';
 const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -137,62 +136,5 @@ describe('introspection options', () => {
       introspection: { clientId: 'api', clientSecret: 's' },
     };
     expect(() => createTokenAuth(options as TokenAuthOptions)).toThrow(/"introspection" needs option "issuerBaseURL"/);
-  });
-});
-
-describe('private_key_jwt client assertion', () => {
-  const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>;
-
-  function assertion(now: number): {
-    header: Record<string, unknown>;
-    claims: Record<string, unknown>;
-    form: URLSearchParams;
-    jws: string;
-  } {
-    const client = resolveClientAuth(
-      { clientId: 'api', privateKey: { ...ec.privateKey.export({ format: 'jwk' }), kid: 'k-1' } },
-      'introspection',
-    );
-    const form = new URLSearchParams();
-    client.apply(form, {}, 'https://as.example.test/introspect', now);
-    const jws = form.get('client_assertion') ?? '';
-    const [header, claims] = jws.split('.');
-    return { header: decode(header), claims: decode(claims), form, jws };
-  }
-
-  it('is signed by the key, for the endpoint called, short-lived, with a fresh jti each call', () => {
-    const one = assertion(1_700_000_000);
-    const two = assertion(1_700_000_000);
-    expect(one.form.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-    expect(one.form.get('client_id')).toBe('api');
-    expect(one.header).toEqual({ alg: 'ES256', typ: 'JWT', kid: 'k-1' });
-    expect(one.claims).toMatchObject({
-      iss: 'api',
-      sub: 'api',
-      aud: 'https://as.example.test/introspect',
-      iat: 1_700_000_000,
-    });
-    expect(one.claims.exp).toBe(1_700_000_000 + ASSERTION_LIFETIME);
-    expect(ASSERTION_LIFETIME).toBeLessThanOrEqual(60);
-    expect(typeof one.claims.jti).toBe('string');
-    expect(one.claims.jti).not.toBe(two.claims.jti);
-    const [h, c, s] = one.jws.split('.');
-    expect(
-      verify(
-        'sha256',
-        Buffer.from(`${h}.${c}`),
-        { key: ec.publicKey, dsaEncoding: 'ieee-p1363' },
-        Buffer.from(s, 'base64url'),
-      ),
-    ).toBe(true);
-  });
-
-  it('form-encodes id and secret before Basic encoding (RFC 6749 §2.3.1)', () => {
-    const client = resolveClientAuth({ clientId: 'my api', clientSecret: 'a:b+c/d%' }, 'introspection');
-    const headers: Record<string, string> = {};
-    client.apply(new URLSearchParams(), headers, 'https://as.example.test/introspect', 0);
-    expect(Buffer.from(headers.Authorization.slice('Basic '.length), 'base64').toString()).toBe(
-      'my+api:a%3Ab%2Bc%2Fd%25',
-    );
   });
 });

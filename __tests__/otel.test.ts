@@ -7,11 +7,11 @@ import {
   type Histogram,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createTokenAuth, type TokenAuth } from '../../lib';
-import { instrumentTokenAuth, type TokenAuthInstrumentation } from '../../lib/otel';
+import { createTokenAuth, type TokenAuth } from '../lib';
+import { instrumentTokenAuth, type TokenAuthInstrumentation } from '../lib/otel';
 import { generateKeyPairSync } from 'node:crypto';
-import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
-import { json, startLoopbackServer } from '../fixtures/loopback-server';
+import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from './fixtures/issuer';
+import { json, startLoopbackServer } from './fixtures/loopback-server';
 
 let spans: InMemorySpanExporter;
 let metricExporter: InMemoryMetricExporter;

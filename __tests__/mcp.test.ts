@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = path.resolve(__dirname, '..');
 const SWITCH = path.join(root, 'types', 'mcp-request.d.ts');
 const docs = fs.readFileSync(path.join(root, 'docs', 'mcp.md'), 'utf8');
 const [server1, server2] = [...docs.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>

@@ -1,23 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
+import { clearVariables } from '../fixtures/environment';
 import { AUDIENCE, ISSUER } from '../fixtures/issuer';
 
 // Misconfiguration names its cause: the first run of a new app fails with a sentence the user can act on.
 
 const KEY_VARIABLES = ['TOKEN_SECRET', 'TOKEN_PUBLIC_KEY', 'TOKEN_JWKS_URI', 'TOKEN_UPSTREAM_URL'];
-const saved: Record<string, string | undefined> = {};
+let restore: () => void;
 beforeEach(() => {
-  for (const name of KEY_VARIABLES) {
-    saved[name] = process.env[name];
-    delete process.env[name];
-  }
+  restore = clearVariables(KEY_VARIABLES);
 });
-afterEach(() => {
-  for (const name of KEY_VARIABLES) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-});
+afterEach(() => restore());
 
 function messageOf(options: unknown): string {
   try {

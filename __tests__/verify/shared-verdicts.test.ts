@@ -1,13 +1,14 @@
 /**
- * Shared verdicts are kept per source (`cache.shared`): two TokenAuths on one real Redis store, in front of two real
+ * Shared verdicts (`cache.shared`; docs/fleet.md): the option, checked at createTokenAuth; and verdicts kept per
+ * source: two TokenAuths on one real Redis store, in front of two real
  * loopback upstreams that disagree about a token, never read each other's verdicts; two in front of one upstream
  * still share theirs. The keys stay a hex hash in braces (the Cluster hash tag).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
-import { createTokenAuth, type TokenAuth } from '../../lib';
+import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { createRedisStore, type RedisStore } from '../../lib/redis';
-import { AUDIENCE, ISSUER } from '../fixtures/issuer';
+import { AUDIENCE, ISSUER, SECRET } from '../fixtures/issuer';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 import { createIdentityService } from '../fixtures/identity-service';
 import { rejection } from '../fixtures/rejection';
@@ -110,5 +111,25 @@ describe('shared verdicts of two upstreams on one store', () => {
     const stored = await keys();
     expect(stored).toHaveLength(2);
     for (const key of stored) expect(key).toMatch(new RegExp(`^${prefix}verdict:\\{[0-9a-f]{64}\\}$`));
+  });
+});
+
+describe('revocation and cache.shared options', () => {
+  it('throws a TypeError when cache.shared is not a store, or the key source is not upstream', async () => {
+    const { store } = await sharedStore(`opt-${randomUUID().slice(0, 8)}:`);
+    const base = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE };
+    expect(() => createTokenAuth({ ...base, cache: { shared: {} } } as unknown as TokenAuthOptions)).toThrow(
+      /option "cache\.shared"/,
+    );
+    expect(() => createTokenAuth({ ...base, cache: { shared: store } })).toThrow(
+      /cache\.shared" applies to key\.upstream and introspection only/,
+    );
+    const upstream = createTokenAuth({
+      key: { upstream: 'http://127.0.0.1:1' },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      cache: { shared: store },
+    });
+    upstream.close();
   });
 });

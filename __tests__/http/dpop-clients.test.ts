@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
 import { spawnJsonLineChild, type JsonLineChild } from '../fixtures/child';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen, type Listening } from '../fixtures/listen';
 
 // Real parts on both sides: DPoP-bound access tokens issued by oidc-provider 9 (the authorization-server fixture
@@ -78,9 +78,10 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
       claims: 'jwt',
       dpop,
     });
-    const app = express();
-    app.get('/orders', auth.requireVerifiedUser(['identify']), (req, res) => {
-      res.json({ client: req.auth?.client_id });
+    const app = appWith(express, auth, {
+      path: '/orders',
+      scopes: ['identify'],
+      answer: (claims) => ({ client: claims?.client_id }),
     });
     const listening = await listen(app);
     open.push(listening);

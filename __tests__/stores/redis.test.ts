@@ -1,31 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createRedisStore, type RedisStore } from '../../lib/redis';
 import type { TokenAuthError } from '../../lib';
-import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
-import { appRedisClient } from '../fixtures/app-redis-client';
+import { appRedisClient, appRedisStore, useRedisServer } from '../fixtures/app-redis-client';
 import { within } from '../fixtures/fleet';
 import { optionErrorOf } from '../fixtures/option-error';
 
-let server: RedisServer;
-const cleanups: Array<() => unknown> = [];
+const redis = useRedisServer();
 
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
-
-function store(kind: 'redis' | 'ioredis', prefix = `t${randomUUID().slice(0, 8)}:`): RedisStore {
-  const made = createRedisStore(appRedisClient(kind, server.url, cleanups), { prefix, timeout: '500ms' });
-  cleanups.push(() => made.close());
-  return made;
-}
+const store = (kind: 'redis' | 'ioredis', prefix = `t${randomUUID().slice(0, 8)}:`): RedisStore =>
+  appRedisStore(kind, redis.server.url, redis.cleanups, { prefix, timeout: '500ms' });
 
 const soon = () => Math.floor(Date.now() / 1000) + 600;
 
@@ -119,8 +102,8 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store on a %s client', (
 
 describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (%s)', (kind) => {
   afterEach(async () => {
-    server?.resume();
-    if (server !== undefined && !server.running) await server.start();
+    redis.server.resume();
+    if (!redis.server.running) await redis.server.start();
   });
 
   it('bounds every wait while Redis is paused (SIGSTOP): claimOnce and verdicts fail within the timeout, the list held still answers', async () => {
@@ -129,7 +112,7 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (
     await within(5000, () => list.stats().loaded, 'the list loaded');
     const jti = randomUUID();
     await s.revoke(jti, soon());
-    server.pause();
+    redis.server.pause();
     const started = Date.now();
     const [claim, verdict] = await Promise.allSettled([
       s.claimOnce(randomUUID(), Date.now() / 1000 + 60),
@@ -139,7 +122,7 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (
     expect(Date.now() - started).toBeLessThan(3000); // the store's timeout is 500 ms
     expect(list.isRevoked(jti, Date.now() / 1000)).toBe(true);
     expect(list.isRevoked(randomUUID(), Date.now() / 1000)).toBe(false);
-    server.resume();
+    redis.server.resume();
     await within(
       5000,
       async () => {
@@ -160,7 +143,7 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (
     await within(5000, () => list.stats().loaded, 'the list loaded');
     await s.claimOnce(randomUUID(), Date.now() / 1000 + 60);
 
-    await server.stop();
+    await redis.server.stop();
     const started = Date.now();
     await expect(s.claimOnce(randomUUID(), Date.now() / 1000 + 60)).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(5000);
@@ -171,7 +154,7 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store during an outage (
     expect(list.stats()).toMatchObject({ loaded: true, available: false });
     await expect(s.getVerdict('k')).rejects.toThrow();
 
-    await server.start();
+    await redis.server.start();
     const jti = randomUUID();
     await within(8000, () => list.stats().available, 'the list available again');
     await s.revoke(jti, soon());
@@ -190,7 +173,7 @@ describe('createRedisStore option errors name the option', () => {
     ['maxPending', { maxPending: 0 }],
     ['maxPending', { maxPending: 1.5 }],
   ])('an OptionError at "%s" for %p', (option, options) => {
-    const client = appRedisClient('ioredis', server.url, cleanups);
+    const client = appRedisClient('ioredis', redis.server.url, redis.cleanups);
     const err = optionErrorOf(() => createRedisStore(client, options as never).close());
     expect(err.option).toBe(option);
     expect(err.message).toMatch(/^express-verified-user: createRedisStore /);

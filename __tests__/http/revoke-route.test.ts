@@ -1,68 +1,48 @@
 import type { Express, NextFunction, Request, Response } from 'express';
-import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createTokenAuth, errorHandler } from '../../lib';
-import { createRedisStore, type RedisStore } from '../../lib/redis';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { createTokenAuth } from '../../lib';
+import type { RedisStore } from '../../lib/redis';
+import { appRedisStore, useRedisServer } from '../fixtures/app-redis-client';
+import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { within } from '../fixtures/fleet';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
-import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
 
 // A logout route that revokes the caller's token, as README and docs/fleet.md show it, through real Express 4 and 5
 // and a real redis-server: 204 when stored; while Redis is paused, 503 JSON with Retry-After from errorHandler(),
 // never Express's HTML page with a stack (issue 20).
 jest.setTimeout(30_000);
 
-let server: RedisServer;
-const cleanups: Array<() => unknown> = [];
+const redis = useRedisServer();
 
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-
-afterEach(async () => {
-  server.resume();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
-
-function fleetStore(): RedisStore {
-  const client = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  client.on('error', () => undefined);
-  const store = createRedisStore(client, {
+const fleetStore = (): RedisStore =>
+  appRedisStore('ioredis', redis.server.url, redis.cleanups, {
     prefix: `route${Math.random().toString(36).slice(2, 8)}:`,
     timeout: '300ms',
   });
-  cleanups.push(
-    () => client.disconnect(),
-    () => store.close(),
-  );
-  return store;
-}
 
 describe.each(EXPRESS_VERSIONS)('a logout route that revokes the token, through %s', (name, express) => {
   async function app(): Promise<Express> {
     const store = fleetStore();
     const auth = createTokenAuth({ key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE, revocation: store });
-    const made = express();
-    made.get('/me', auth.requireVerifiedUser(), (_req, res) => {
-      res.json({ ok: true });
+    const made = appWith(express, auth, {
+      routes: (app) => {
+        app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+          res.json({ ok: true });
+        });
+        // The documented pattern, for Express 4 and 5 alike: a rejection goes to next(), errorHandler() renders it.
+        app.post('/logout', auth.requireVerifiedUser(), (req: Request, res: Response, next: NextFunction) => {
+          store.revoke(auth.claims(req)).then(() => res.sendStatus(204), next);
+        });
+        if (name === 'express 5') {
+          // Express 5 also forwards an async handler's rejection to the error handler.
+          app.post('/logout-async', auth.requireVerifiedUser(), async (req, res) => {
+            await store.revoke(auth.claims(req));
+            res.sendStatus(204);
+          });
+        }
+      },
+      errorHandler: true,
     });
-    // The documented pattern, for Express 4 and 5 alike: a rejection goes to next(), errorHandler() renders it.
-    made.post('/logout', auth.requireVerifiedUser(), (req: Request, res: Response, next: NextFunction) => {
-      store.revoke(auth.claims(req)).then(() => res.sendStatus(204), next);
-    });
-    if (name === 'express 5') {
-      // Express 5 also forwards an async handler's rejection to the error handler.
-      made.post('/logout-async', auth.requireVerifiedUser(), async (req, res) => {
-        await store.revoke(auth.claims(req));
-        res.sendStatus(204);
-      });
-    }
-    made.use(errorHandler());
     await within(5000, () => auth.stats().revocation?.loaded === true, 'the revocation list to load');
     return made;
   }
@@ -80,11 +60,11 @@ describe.each(EXPRESS_VERSIONS)('a logout route that revokes the token, through 
     const made = await app();
     const routes = name === 'express 5' ? ['/logout', '/logout-async'] : ['/logout'];
     for (const route of routes) {
-      server.pause();
+      redis.server.pause();
       const res = await request(made)
         .post(route)
         .set(bearer(sign(shapeB())));
-      server.resume();
+      redis.server.resume();
       expect(res.status).toBe(503);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.headers['retry-after']).toBe('1');

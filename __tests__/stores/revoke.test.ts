@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { TokenAuthError, type JwtClaims } from '../../lib';
+import { type RedisStore, type RedisStoreOptions } from '../../lib/redis';
+import { appRedisStore, useRedisServer } from '../fixtures/app-redis-client';
+import { within } from '../fixtures/fleet';
+import { rejection } from '../fixtures/rejection';
+
+// revoke() against a real redis-server: exp validated, the write all or nothing, a paused Redis answered honestly.
+jest.setTimeout(30_000);
+
+const redis = useRedisServer();
+
+const LATEST = 253_402_300_799; // 9999-12-31T23:59:59Z
+
+const store = (kind: 'redis' | 'ioredis', prefix: string, opts: RedisStoreOptions = {}): RedisStore =>
+  appRedisStore(kind, redis.server.url, redis.cleanups, { prefix, timeout: '300ms', ...opts });
+
+/** A store and a follower on another client (the other kind), both with their list loaded. */
+async function pair(kind: 'redis' | 'ioredis', opts: RedisStoreOptions = {}) {
+  const prefix = `r${randomUUID().slice(0, 8)}:`;
+  const a = store(kind, prefix, opts);
+  const b = store(kind === 'redis' ? 'ioredis' : 'redis', prefix);
+  const listA = a.follow(() => undefined);
+  const listB = b.follow(() => undefined);
+  await within(5000, () => listA.stats().loaded && listB.stats().loaded, 'both lists loaded');
+  return { prefix, a, listA, listB };
+}
+
+const soon = () => Math.floor(Date.now() / 1000) + 600;
+const nowS = () => Date.now() / 1000;
+
+describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) => {
+  it('holds a far-future exp (1e17, Number.MAX_VALUE, Infinity) until the year 9999, and later revocations still work and reach every follower', async () => {
+    const { prefix, a, listB } = await pair(kind);
+    const far = [randomUUID(), randomUUID(), randomUUID()];
+    await a.revoke(far[0], 1e17);
+    await a.revoke(far[1], Number.MAX_VALUE);
+    await a.revoke(far[2], Infinity);
+    const later = randomUUID();
+    await a.revoke(later, soon()); // rejected with "ERR value is not an integer" once 1e17 was in the set
+    await within(
+      2000,
+      () => [...far, later].every((jti) => listB.isRevoked(jti, nowS()) === true),
+      'every revocation reaching the follower',
+    );
+    expect(await redis.admin.zscore(`${prefix}revoked`, far[0])).toBe(String(LATEST));
+    const ttl = await redis.admin.ttl(`${prefix}revoked`);
+    expect(ttl).toBeGreaterThan(0); // the set expires (with its latest entry), never -1
+    expect(listB.isRevoked(far[1], LATEST - 1)).toBe(true);
+  });
+
+  it('heals a set left with an entry past the year 9999 by an earlier version: revoke() stores, expires and publishes', async () => {
+    const { prefix, a, listB } = await pair(kind);
+    await redis.admin.zadd(`${prefix}revoked`, '1e17', 'left-by-an-earlier-version');
+    const jti = randomUUID();
+    await a.revoke(jti, soon());
+    await within(2000, () => listB.isRevoked(jti, nowS()) === true, 'the revocation reaching the follower');
+    expect(await redis.admin.ttl(`${prefix}revoked`)).toBeGreaterThan(0);
+  });
+
+  it('writes nothing and publishes nothing when Redis refuses the script (a key of another type under the name)', async () => {
+    const { prefix, a, listB } = await pair(kind);
+    await redis.admin.set(`${prefix}revoked`, 'not a sorted set');
+    const jti = randomUUID();
+    const err = await rejection(a.revoke(jti, soon()));
+    expect(err).toBeInstanceOf(TokenAuthError);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(listB.isRevoked(jti, nowS())).toBe(false);
+    expect(await redis.admin.get(`${prefix}revoked`)).toBe('not a sorted set');
+  });
+
+  it('takes verified claims (any claims mode), and refuses claims without a jti or an exp that is not a number', async () => {
+    const { a, listA } = await pair(kind);
+    const jti = randomUUID();
+    const claims: JwtClaims = { jti, exp: soon(), sub: 'x' }; // what claims: 'jwt' guarantees: jti is unknown
+    await a.revoke(claims);
+    expect(listA.isRevoked(jti, nowS())).toBe(true);
+    await expect(a.revoke({ exp: soon() })).rejects.toThrow(/has none, so it cannot be revoked by jti/);
+    await expect(a.revoke({ jti: 42, exp: soon() })).rejects.toThrow(TypeError);
+    await expect(a.revoke('x', Number.NaN)).rejects.toThrow(TypeError);
+    await expect(a.revoke('x', '1800000000' as never)).rejects.toThrow(TypeError);
+    await a.revoke('fraction', nowS() + 60.2);
+    expect(listA.isRevoked('fraction', nowS())).toBe(true);
+  });
+
+  it('while Redis is paused, rejects after the timeout with "outcome unknown": it ran on resume, and reached every instance', async () => {
+    const { a, listA, listB } = await pair(kind);
+    const jti = randomUUID();
+    redis.server.pause();
+    const err = await rejection(a.revoke(jti, soon()));
+    expect(err).toBeInstanceOf(TokenAuthError);
+    expect(err).toMatchObject({ code: 'verification_unavailable', status: 503, reason: 'revoke-outcome-unknown' });
+    expect((err as TokenAuthError).headers['Retry-After']).toBe('1');
+    redis.server.resume();
+    // The queued command ran on resume: "nothing was revoked" would have been a lie.
+    await within(
+      5000,
+      () => listA.isRevoked(jti, nowS()) === true && listB.isRevoked(jti, nowS()) === true,
+      'the queued revocation to run and reach both lists',
+    );
+    await a.revoke(jti, soon()); // a retry is harmless
+  });
+});
