@@ -1,5 +1,6 @@
 import { ResultCache } from '../../lib/verify/cache';
-import { modeHint, normalizeTyp, typRefused } from '../../lib/token/claim-modes';
+import { normalizeTyp } from '../../lib/jose/jws';
+import { modeHint, typRefused } from '../../lib/token/claim-modes';
 import { createKeySource } from '../../lib/keys';
 import { resolveOptions } from '../../lib/config/resolve';
 import { scopesFromValue } from '../../lib/token/scope-claim';
