@@ -1,16 +1,17 @@
 // The one JWS sign and the one JWS verify (RFC 7515 §5) over the algorithm table: every signature the package makes
 // or checks goes through them (tokens, DPoP proofs, introspection answers, client assertions, test issuer, command).
 //
-// Both call node:crypto directly rather than jsonwebtoken's `jwa`, chosen by measurement: per verification of one
-// token with the key fit checked (CPU µs, medians of 7 interleaved rounds in one process), jwa → node:crypto was
-// HS256 3.29 → 3.45 and, in a second run of HMAC alone, 3.08 → 2.68 (noise either way); RS256 24.88 → 24.05; PS256
-// 25.42 → 24.76; ES256 70.38 → 69.51. jwa turns an ES signature into DER and feeds a streaming `createVerify`,
-// where one `crypto.verify` call does the same; and it was reachable only through jsonwebtoken's private file
-// layout, with `jwt.verify` as a fallback. The request-path table before and after is in docs/benchmarks.md.
+// Both call node:crypto directly, not jsonwebtoken's `jwa` (which the verifier reached through jsonwebtoken's
+// private file layout, with `jwt.verify` as a fallback): chosen by measurement. The signature step alone, jwa → here
+// (`node bench/signature-step.js dist <build of 400309e> 15`, CPU µs per token, 2026-11-26): HS256 3.10 → 2.69,
+// RS256 23.37 → 21.79, PS256 25.17 → 23.76, ES256 66.34 → 65.87, EdDSA (node:crypto before too) 110.16 → 108.34.
+// RS, PS and ES stream through `createVerify`: one `crypto.verify` call measured about 1 µs more; EdDSA has no
+// digest to stream. The whole request path before and after: docs/benchmarks.md, "One JOSE core".
 import {
   constants,
   createHmac,
   createPrivateKey,
+  createVerify,
   KeyObject,
   sign as cryptoSign,
   timingSafeEqual,
@@ -40,8 +41,7 @@ function pssParametersFit(key: KeyObject, spec: AlgorithmSpec): boolean {
 /**
  * Whether `jws.slice(signedEnd + 1)` (base64url, as the compact-JWS reader checked it) is `alg`'s signature of
  * `jws.slice(0, signedEnd)` by `key`. False for an algorithm outside the table (`none`), a key that does not fit
- * it (type, curve, size: no key confusion), or a bad signature; it may throw on input node:crypto cannot read,
- * which callers count as bad. An HMAC is compared in constant time. Text becomes bytes as UTF-8, never Latin-1,
+ * it (type, curve, size: no key confusion), or a bad or malformed signature. An HMAC is compared in constant time. Text becomes bytes as UTF-8, never Latin-1,
  * which would read two different strings as the same bytes.
  */
 export function verifyJws(jws: string, signedEnd: number, alg: string, key: KeyObject): boolean {
@@ -55,13 +55,16 @@ export function verifyJws(jws: string, signedEnd: number, alg: string, key: KeyO
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
   if (spec.family === 'rsa-pss' && !pssParametersFit(key, spec)) return false;
+  if (spec.hash === null)
+    return cryptoVerify(null, Buffer.from(jws.slice(0, signedEnd)), key, Buffer.from(signature, 'base64url'));
   const options = optionsOf(spec);
-  return cryptoVerify(
-    spec.hash,
-    Buffer.from(jws.slice(0, signedEnd)),
-    options === undefined ? key : { key, ...options },
-    Buffer.from(signature, 'base64url'),
-  );
+  try {
+    return createVerify(spec.hash)
+      .update(jws.slice(0, signedEnd))
+      .verify(options === undefined ? key : { key, ...options }, signature, 'base64url');
+  } catch {
+    return false; // an R ‖ S of the wrong length (a DER signature, another curve's): "Malformed signature"
+  }
 }
 
 /**
