@@ -1,19 +1,12 @@
 // The `express-verified-user/testing` entry: a test issuer that mints tokens (HS, RS, ES, EdDSA; JWKS on
 // loopback; DPoP holders) for the app's own tests.
-import {
-  constants,
-  createHash,
-  generateKeyPairSync,
-  randomBytes,
-  randomUUID,
-  sign as cryptoSign,
-  type KeyObject,
-} from 'node:crypto';
+import { randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenAuthOptions } from './config/options';
-import { jwkThumbprint } from './dpop/proof';
-import { signToken } from './jose/sign';
+import { accessTokenHash } from './dpop/proof';
+import { jwkThumbprint } from './jose/jwk';
+import { generateSigningKeyPair, signCompact, signToken } from './jose/sign';
 import { sampleShapeB } from './token/sample';
 
 /** Options of `createTestIssuer`. */
@@ -102,15 +95,9 @@ export function createDpopHolder(
   alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA' = 'ES256',
   clock: () => number = () => Date.now() / 1000,
 ): DpopHolder {
-  const { privateKey, publicKey } =
-    alg === 'ES256'
-      ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
-      : alg === 'EdDSA'
-        ? generateKeyPairSync('ed25519')
-        : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = generateSigningKeyPair(alg);
   const publicJwk = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
   const jkt = jwkThumbprint(publicJwk);
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return {
     jkt,
     publicJwk,
@@ -122,21 +109,13 @@ export function createDpopHolder(
         htu: `${target.protocol}//${target.host}${target.pathname}`,
         iat: Math.floor(clock()),
       };
-      if (token !== undefined) payload.ath = createHash('sha256').update(token).digest('base64url');
+      if (token !== undefined) payload.ath = accessTokenHash(token);
       if (nonce !== undefined) payload.nonce = nonce;
       for (const [name, value] of Object.entries(claims)) {
         if (value === undefined) delete payload[name];
         else payload[name] = value;
       }
-      const input = `${encode({ typ: 'dpop+jwt', alg, jwk: publicJwk, ...header })}.${encode(payload)}`;
-      const options =
-        alg === 'ES256'
-          ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const }
-          : alg === 'PS256'
-            ? { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }
-            : { key: privateKey };
-      const signature = cryptoSign(alg === 'EdDSA' ? null : 'sha256', Buffer.from(input), options);
-      return `${input}.${signature.toString('base64url')}`;
+      return signCompact({ typ: 'dpop+jwt', alg, jwk: publicJwk, ...header }, payload, privateKey, alg);
     },
   };
 }
@@ -150,13 +129,7 @@ interface SigningKey {
 }
 
 function newKeyPair(alg: 'RS256' | 'ES256' | 'EdDSA'): SigningKey {
-  const pair =
-    alg === 'RS256'
-      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-      : alg === 'EdDSA'
-        ? generateKeyPairSync('ed25519')
-        : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  return { kid: randomUUID(), ...pair };
+  return { kid: randomUUID(), ...generateSigningKeyPair(alg) };
 }
 
 /** The JWKS (and with `discovery`, the OpenID configuration naming it) on 127.0.0.1; `origin` is the issuer. */

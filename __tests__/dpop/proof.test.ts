@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes, sign, type JsonWebKey } from 'node:crypto';
-import { accessTokenHash, checkProof, jwkThumbprint, type ProofContext } from '../../lib/dpop/proof';
+import { accessTokenHash, checkProof, type ProofContext } from '../../lib/dpop/proof';
+import { jwkThumbprint } from '../../lib/jose/jwk';
 import { createDpopHolder } from '../../lib/testing';
 
 // checkProof alone: which check refuses a hostile proof, seen through the error's log reason. The order matters
@@ -108,6 +109,36 @@ describe('checkProof', () => {
         holder.jkt,
       ),
     ).toBe('dpop:htu');
+  });
+
+  it('refuses a jwk whose kty names a member of Object.prototype as a bad key, not with a TypeError', () => {
+    for (const kty of ['constructor', 'toString', '__proto__']) {
+      expect(reasonOf(unsigned({ kty } as JsonWebKey, 64), holder.jkt)).toBe('dpop:jwk');
+    }
+  });
+
+  it('compares typ as RFC 7515 §4.1.9 says (case-insensitive, application/ optional), and refuses another typ', () => {
+    for (const typ of ['application/dpop+jwt', 'DPoP+JWT']) {
+      expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, header: { typ } }), holder.jkt)).toBe(
+        'accepted',
+      );
+    }
+    for (const typ of ['jwt', 'at+jwt', 7]) {
+      expect(reasonOf(holder.proof({ method: 'GET', url: URL_, token: TOKEN, header: { typ } }), holder.jkt)).toBe(
+        'dpop:typ',
+      );
+    }
+  });
+
+  it('reads the proof with the strict compact-JWS reader: a signature spelt non-canonically is refused', () => {
+    const proof = holder.proof({ method: 'GET', url: URL_, token: TOKEN });
+    // An ES256 signature is 64 bytes, 86 characters: the last one carries 4 unused bits, which decoders ignore.
+    const last = proof.charCodeAt(proof.length - 1);
+    const respelt = `${proof.slice(0, -1)}${String.fromCharCode(last + 1)}`;
+    expect(Buffer.from(respelt.split('.')[2], 'base64url')).toEqual(Buffer.from(proof.split('.')[2], 'base64url'));
+    expect(reasonOf(respelt, holder.jkt)).toBe('dpop:syntax');
+    expect(reasonOf(`${proof}.`, holder.jkt)).toBe('dpop:syntax');
+    expect(reasonOf(proof.replace('.', '+'), holder.jkt)).toBe('dpop:syntax');
   });
 
   it('accepts alg Ed25519 (RFC 9864) for an Ed25519 key, never for an EC one', () => {

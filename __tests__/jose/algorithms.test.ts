@@ -1,5 +1,16 @@
 import { createSecretKey, generateKeyPairSync } from 'node:crypto';
-import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm } from '../../lib/jose/algorithms';
+import {
+  ALGORITHMS,
+  algorithmForCurve,
+  algorithmSpec,
+  algorithmsForKey,
+  defaultAlgorithm,
+  isSupportedAlgorithm,
+  keyFitsAlgorithm,
+  MIN_RSA_BITS,
+  MIN_SECRET_BYTES,
+  SUPPORTED_ALGORITHMS,
+} from '../../lib/jose/algorithms';
 
 describe('which algorithms a key may verify (no key confusion)', () => {
   const secret = createSecretKey(Buffer.alloc(32, 1));
@@ -51,5 +62,42 @@ describe('which algorithms a key may verify (no key confusion)', () => {
   ])('%s verifies nothing', (_case, key) => {
     expect(algorithmsForKey(key)).toEqual([]);
     expect(defaultAlgorithm(key)).toBeUndefined();
+  });
+});
+
+describe('the algorithm table (lib/jose/algorithms.ts)', () => {
+  it('has one row per supported algorithm, and none for `none`', () => {
+    expect(Object.keys(ALGORITHMS).sort()).toEqual([...SUPPORTED_ALGORITHMS].sort());
+    expect(algorithmSpec('none')).toBeUndefined();
+    expect(isSupportedAlgorithm('none')).toBe(false);
+  });
+
+  it('binds each ES algorithm to its one curve, and a curve back to its algorithm', () => {
+    expect([ALGORITHMS.ES256.crv, ALGORITHMS.ES384.crv, ALGORITHMS.ES512.crv]).toEqual([
+      ['P-256'],
+      ['P-384'],
+      ['P-521'],
+    ]);
+    expect(['prime256v1', 'secp384r1', 'secp521r1', 'secp256k1'].map(algorithmForCurve)).toEqual([
+      'ES256',
+      'ES384',
+      'ES512',
+      undefined,
+    ]);
+  });
+
+  it('sets the PS salt length to the hash size and signs ES as R ‖ S', () => {
+    for (const bits of [256, 384, 512] as const) {
+      expect(ALGORITHMS[`PS${bits}`].saltLength).toBe(bits / 8);
+      expect(ALGORITHMS[`ES${bits}`].dsaEncoding).toBe('ieee-p1363');
+    }
+  });
+
+  it('refuses keys under the bounds: RSA under 2048 bits, an HMAC secret under 32 bytes', () => {
+    expect(MIN_RSA_BITS).toBe(2048);
+    expect(MIN_SECRET_BYTES).toBe(32);
+    expect(algorithmsForKey(generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey)).toEqual([]);
+    expect(algorithmsForKey(createSecretKey(Buffer.alloc(31, 1)))).toEqual([]);
+    expect(defaultAlgorithm(createSecretKey(Buffer.alloc(31, 1)))).toBeUndefined();
   });
 });

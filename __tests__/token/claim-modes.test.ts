@@ -1,4 +1,5 @@
-import { modeHint, normalizeTyp, typRefused } from '../../lib/token/claim-modes';
+import { normalizeTyp } from '../../lib/jose/jws';
+import { modeHint, typRefused } from '../../lib/token/claim-modes';
 
 describe('typ (RFC 8725 §3.11)', () => {
   it('is normalised case-insensitively, application/ optional', () => {

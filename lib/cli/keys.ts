@@ -1,11 +1,16 @@
 // Keys for the command line: a signing key read from a file (PEM or private JWK) or a secret, a new development
 // key pair, and a public key printed as PEM or as a JWKS. Messages name files and flags, never key material.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { jwkThumbprint } from '../dpop/proof';
-import { algorithmsForKey, defaultAlgorithm, isSupportedAlgorithm, type Algorithm } from '../jose/algorithms';
-import { MIN_SECRET_BYTES } from '../keys/static';
-import type { Jwk } from '../jose/jwk';
+import {
+  algorithmsForKey,
+  defaultAlgorithm,
+  isSupportedAlgorithm,
+  MIN_SECRET_BYTES,
+  type Algorithm,
+} from '../jose/algorithms';
+import { keyThumbprint, type Jwk } from '../jose/jwk';
+import { generateSigningKeyPair } from '../jose/sign';
 import { isObject } from '../base/values';
 import { UsageError } from './usage';
 
@@ -115,12 +120,6 @@ export function readPrivateKey(file: string): { key: KeyObject; kid: string | un
   }
 }
 
-/** The RFC 7638 thumbprint of a key's public half: the `kid` that `key --public --jwks` publishes. */
-export function thumbprintOf(key: KeyObject): string {
-  const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return jwkThumbprint(publicKey.export({ format: 'jwk' }) as Record<string, unknown>);
-}
-
 /** A signing key from a key file (`--key`). */
 export function fileSigningKey(file: string, alg: string | undefined, kid: string | undefined): CliSigningKey {
   const read = readPrivateKey(file);
@@ -131,7 +130,7 @@ export function fileSigningKey(file: string, alg: string | undefined, kid: strin
     alg,
     `the key in ${file}`,
   );
-  return { key: read.key, alg: chosen, kid: kid ?? read.kid ?? thumbprintOf(publicKey) };
+  return { key: read.key, alg: chosen, kid: kid ?? read.kid ?? keyThumbprint(publicKey) };
 }
 
 /** A new development key pair for `alg`, as PEM (private, then public); for HS*, a random secret instead. */
@@ -140,12 +139,8 @@ export function newKeyPair(alg: string): string {
     throw new UsageError(
       '--alg must be one of ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA or HS256',
     );
-  if (alg.startsWith('HS')) return `${randomBytes(48).toString('base64url')}\n`;
-  const pair = alg.startsWith('ES')
-    ? generateKeyPairSync('ec', { namedCurve: { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' }[alg as 'ES256'] })
-    : alg === 'EdDSA' || alg === 'Ed25519'
-      ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  if (alg === 'HS256' || alg === 'HS384' || alg === 'HS512') return `${randomBytes(48).toString('base64url')}\n`;
+  const pair = generateSigningKeyPair(alg);
   return `${pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string}${pair.publicKey.export({ type: 'spki', format: 'pem' }) as string}`;
 }
 
@@ -162,7 +157,7 @@ export function publicKeyOf(file: string, asJwks: boolean, alg: string | undefin
   );
   const jwk = {
     ...(publicKey.export({ format: 'jwk' }) as Record<string, unknown>),
-    kid: read.kid ?? thumbprintOf(publicKey),
+    kid: read.kid ?? keyThumbprint(publicKey),
     alg: chosen,
     use: 'sig',
   };

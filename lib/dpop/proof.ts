@@ -1,10 +1,13 @@
 // One DPoP proof JWT checked against its request and token (RFC 9449 §4.3): header, key, thumbprint, signature,
 // htm, htu, iat, ath.
-import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { Jwk } from '../jose/jwk';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
+import { keyFitsAlgorithm, MIN_RSA_BITS } from '../jose/algorithms';
+import { hasThumbprintMembers, jwkThumbprint, privateMemberOf, type Jwk } from '../jose/jwk';
+import { isJwsText, jwsSignedEnd, normalizeTyp, readJsonSegment } from '../jose/jws';
+import { verifyJws } from '../jose/signature';
 
 /** What a checked proof tells the binding step. */
 export interface CheckedProof {
@@ -40,23 +43,14 @@ interface ProofKey {
   jkt: string;
 }
 
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** Longest proof read: an RSA-4096 `jwk` makes a header of about 900 characters. */
 const MAX_PROOF_LENGTH = 8192;
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-/** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
-const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
-  EC: ['crv', 'kty', 'x', 'y'],
-  RSA: ['e', 'kty', 'n'],
-  OKP: ['crv', 'kty', 'x'],
-};
-const EC_CURVE: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' };
 /**
- * RSA proof keys: the modulus 2048 to 4096 bits, the public exponent at most 65537. Verifying costs with both, and
- * the key is the client's choice: a 16 384-bit modulus or a 3 064-bit exponent made one proof cost 12 to 60 times
- * an ES256 one.
+ * RSA proof keys: the modulus MIN_RSA_BITS to 4096 bits, the public exponent at most 65537. Verifying costs with
+ * both, and the key is the client's choice: a 16 384-bit modulus or a 3 064-bit exponent made one proof cost 12 to
+ * 60 times an ES256 one.
  */
-const RSA_MODULUS_BITS = { min: 2048, max: 4096 };
+const RSA_MODULUS_BITS = { min: MIN_RSA_BITS, max: 4096 };
 const RSA_MAX_EXPONENT = 65537;
 
 /** A refused proof: 401 `invalid_dpop_proof`; `reason` is for logs only. */
@@ -71,23 +65,8 @@ export function invalidProof(reason: string): TokenAuthError {
  */
 const knownHeaders = new LRUCache<string, ProofKey>({ max: 1000 });
 
-/** RFC 7638 thumbprint of a public JWK whose required members are known to be strings. */
-export function jwkThumbprint(jwk: Record<string, unknown>): string {
-  const members = THUMBPRINT_MEMBERS[jwk.kty as string];
-  const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`;
-  return createHash('sha256').update(canonical).digest('base64url');
-}
-
-function decodeSegment(segment: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidProof(`${what}-json`);
-  }
-  if (!isObject(value)) throw invalidProof(`${what}-type`);
-  return value;
-}
+/** A proof whose text is not a compact JWS: refused as `syntax`, whichever part of the form it breaks. */
+const notCompact = () => invalidProof('syntax');
 
 /** The bit length of a base64url big-endian unsigned integer (a JWK member), leading zero bytes ignored. */
 function bitLength(member: string): number {
@@ -106,15 +85,6 @@ function rsaWithinBounds(jwk: Record<string, unknown>): boolean {
   return e >= 3 && e <= RSA_MAX_EXPONENT && e % 2 === 1;
 }
 
-/** Whether a public key is the kind `alg` needs (no key confusion; RSA bounds were checked on the jwk). */
-function keyFits(alg: string, jwk: Record<string, unknown>): boolean {
-  if (alg.startsWith('ES')) return jwk.kty === 'EC' && jwk.crv === EC_CURVE[alg];
-  if (alg.startsWith('RS') || alg.startsWith('PS')) return jwk.kty === 'RSA';
-  // RFC 9864: `Ed25519` names the Ed25519 case of `EdDSA` alone.
-  if (alg === 'Ed25519') return jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
-  return alg === 'EdDSA' && jwk.kty === 'OKP' && (jwk.crv === 'Ed25519' || jwk.crv === 'Ed448');
-}
-
 /**
  * RFC 9449 §4.3 checks 3–6 on the header: `typ`, an asymmetric `alg`, a public `jwk` that fits it, whose
  * thumbprint is the token's `cnf.jkt` (checked before any key is built, so a key the token is not bound to costs
@@ -128,16 +98,15 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>, boundTo: s
     if (known.jkt !== boundTo) throw invalidProof('jkt');
     return { ...known, fresh: false };
   }
-  const header = decodeSegment(segment, 'header');
-  if (header.typ !== 'dpop+jwt') throw invalidProof('typ');
+  const header = readJsonSegment(segment, 'header', invalidProof);
+  if (typeof header.typ !== 'string' || normalizeTyp(header.typ) !== 'dpop+jwt') throw invalidProof('typ');
   const alg = header.alg;
   if (typeof alg !== 'string' || !algorithms.has(alg)) throw invalidProof('alg');
   if (header.crit !== undefined) throw invalidProof('crit');
   const jwk = header.jwk;
-  if (!isObject(jwk) || typeof jwk.kty !== 'string' || THUMBPRINT_MEMBERS[jwk.kty] === undefined)
-    throw invalidProof('jwk');
-  if (PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined)) throw invalidProof('jwk-private');
-  if (THUMBPRINT_MEMBERS[jwk.kty].some((m) => typeof jwk[m] !== 'string')) throw invalidProof('jwk');
+  if (!isObject(jwk)) throw invalidProof('jwk');
+  if (privateMemberOf(jwk) !== undefined) throw invalidProof('jwk-private');
+  if (!hasThumbprintMembers(jwk)) throw invalidProof('jwk');
   const jkt = jwkThumbprint(jwk);
   if (jkt !== boundTo) throw invalidProof('jkt');
   if (jwk.kty === 'RSA' && !rsaWithinBounds(jwk)) throw invalidProof('jwk-rsa-size');
@@ -147,23 +116,14 @@ function readHeader(segment: string, algorithms: ReadonlySet<string>, boundTo: s
   } catch {
     throw invalidProof('jwk');
   }
-  if (key.type !== 'public' || !keyFits(alg, jwk)) throw invalidProof('jwk-alg');
+  // The algorithm table decides (no key confusion): the kind of key, its curve; RSA bounds were checked on the jwk.
+  if (!keyFitsAlgorithm(key, alg)) throw invalidProof('jwk-alg');
   return { alg, key, jkt, fresh: true };
 }
 
-function signatureIsGood(alg: string, key: KeyObject, input: Buffer, signature: Buffer): boolean {
-  const hash = alg === 'EdDSA' || alg === 'Ed25519' ? null : `sha${alg.slice(2)}`;
+function signatureIsGood(proof: string, signedEnd: number, alg: string, key: KeyObject): boolean {
   try {
-    if (alg.startsWith('ES')) return verify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
-    if (alg.startsWith('PS')) {
-      return verify(
-        hash,
-        input,
-        { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 },
-        signature,
-      );
-    }
-    return verify(hash, input, key, signature);
+    return verifyJws(proof, signedEnd, alg, key);
   } catch {
     return false;
   }
@@ -201,17 +161,16 @@ export function accessTokenHash(token: string): string {
  * Throws `invalid_dpop_proof` for the first failure; never caches anything about the proof itself.
  */
 export function checkProof(proof: string, context: ProofContext): CheckedProof {
-  if (proof.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(proof)) throw invalidProof('syntax');
+  if (proof.length > MAX_PROOF_LENGTH || !isJwsText(proof)) throw notCompact();
+  const second = jwsSignedEnd(proof, notCompact);
   const first = proof.indexOf('.');
-  const second = proof.indexOf('.', first + 1);
   const segment = proof.slice(0, first);
   const { alg, key, jkt, fresh } = readHeader(segment, context.algorithms, context.jkt);
-  const signature = Buffer.from(proof.slice(second + 1), 'base64url');
-  if (!signatureIsGood(alg, key, Buffer.from(proof.slice(0, second)), signature)) throw invalidProof('signature');
+  if (!signatureIsGood(proof, second, alg, key)) throw invalidProof('signature');
   // A flat copy of the segment: a slice would keep the whole proof alive in the cache.
   if (fresh) knownHeaders.set(Buffer.from(segment, 'latin1').toString('latin1'), { alg, key, jkt });
 
-  const payload = decodeSegment(proof.slice(first + 1, second), 'payload');
+  const payload = readJsonSegment(proof.slice(first + 1, second), 'payload', invalidProof);
   const { jti, htm, htu, iat, ath } = payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw invalidProof('jti');
   if (htm !== context.method) throw invalidProof('htm');

@@ -1,11 +1,11 @@
 // Reading the credential from a request: the Authorization field (raw, so that two fields are seen), the Bearer
 // scheme (RFC 6750 §2.1), the token's length and alphabet, CORS preflights. No verification happens here.
 import { TokenAuthError } from '../base/errors';
+import { isJwsText } from '../jose/jws';
 
 /** Which token alphabet extraction accepts: compact JWS, or RFC 6750 `b64token` (opaque tokens, upstream mode). */
 export type TokenSyntax = 'jws' | 'b64token';
 
-const JWS_CHARS = /^[A-Za-z0-9_.-]+$/;
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** True for a CORS preflight: `OPTIONS` with `Access-Control-Request-Method`; it passes unauthenticated. */
@@ -105,7 +105,7 @@ export function checkTokenSyntax(token: unknown, maxTokenLength: number, syntax:
 
 /** The alphabet rule (base64url and dots; RFC 6750 b64token in upstream mode): undefined when every character is allowed, else the `invalid_token` fault. */
 export function alphabetFault(token: string, syntax: TokenSyntax): TokenAuthError | undefined {
-  return (syntax === 'jws' ? JWS_CHARS : B64TOKEN).test(token) ? undefined : invalid('syntax');
+  return (syntax === 'jws' ? isJwsText(token) : B64TOKEN.test(token)) ? undefined : invalid('syntax');
 }
 
 function invalid(reason: string): TokenAuthError {

@@ -1,4 +1,5 @@
-// A compact JWS decoded strictly (canonical base64url, JSON objects, one parse) and its protected header checked.
+// The one compact-JWS reader: the text's alphabet, its three segments, each decoded strictly (canonical base64url,
+// JSON objects, one parse), the protected header checked, and `typ` compared as RFC 7515 §4.1.9 says.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
 
@@ -20,8 +21,18 @@ export interface DecodedJws {
   signedEnd: number;
 }
 
+/** Makes the error a refusal throws, from its reason (`segments`, `header-json`, …); `invalid_token` by default. */
+export type JwsRefusal = (reason: string) => Error;
+
 function invalid(reason: string): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason });
+}
+
+const JWS_TEXT = /^[A-Za-z0-9_.-]+$/;
+
+/** Whether `text` holds only what a compact JWS may: base64url characters and dots (RFC 7515 §7.1). */
+export function isJwsText(text: string): boolean {
+  return JWS_TEXT.test(text);
 }
 
 /**
@@ -40,17 +51,43 @@ function isCanonicalBase64url(text: string, start: number, end: number): boolean
   return (value & (rest === 2 ? 0x0f : 0x03)) === 0;
 }
 
-function decodeJsonObject(segment: string, what: string): [Record<string, unknown>, number] {
-  if (segment.length === 0 || !isCanonicalBase64url(segment, 0, segment.length)) throw invalid(`${what}-encoding`);
+function decodeJsonObject(segment: string, what: string, refuse: JwsRefusal): [Record<string, unknown>, number] {
+  if (segment.length === 0 || !isCanonicalBase64url(segment, 0, segment.length)) throw refuse(`${what}-encoding`);
   const text = Buffer.from(segment, 'base64url').toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalid(`${what}-json`);
+    throw refuse(`${what}-json`);
   }
-  if (!isObject(value)) throw invalid(`${what}-type`);
+  if (!isObject(value)) throw refuse(`${what}-type`);
   return [value, text.length];
+}
+
+/**
+ * One segment of a compact JWS read strictly: canonical base64url of a JSON object. Throws `refuse` of
+ * `<what>-encoding`, `<what>-json` or `<what>-type`.
+ */
+export function readJsonSegment(
+  segment: string,
+  what: 'header' | 'payload',
+  refuse: JwsRefusal = invalid,
+): Record<string, unknown> {
+  return decodeJsonObject(segment, what, refuse)[0];
+}
+
+/**
+ * The index of the second dot of a compact JWS (already known to pass `isJwsText`): the signing input is
+ * `text.slice(0, signedEnd)`, the signature what follows. Throws `refuse` of `segments` unless there are exactly
+ * three segments, `signature-missing` or `signature-encoding` unless the signature is non-empty canonical base64url.
+ */
+export function jwsSignedEnd(text: string, refuse: JwsRefusal = invalid): number {
+  const first = text.indexOf('.');
+  const second = first < 0 ? -1 : text.indexOf('.', first + 1);
+  if (second < 0 || text.indexOf('.', second + 1) >= 0) throw refuse('segments');
+  if (second === text.length - 1) throw refuse('signature-missing');
+  if (!isCanonicalBase64url(text, second + 1, text.length)) throw refuse('signature-encoding');
+  return second;
 }
 
 /**
@@ -70,7 +107,7 @@ function isFlat(value: Record<string, unknown>): boolean {
 
 function decodeHeader(segment: string): Record<string, unknown> {
   if (lastHeader !== undefined && lastHeader.segment === segment) return { ...lastHeader.header };
-  const [header] = decodeJsonObject(segment, 'header');
+  const [header] = decodeJsonObject(segment, 'header', invalid);
   // A flat copy of the segment: a slice of the token would keep the whole token alive in this module.
   if (isFlat(header))
     lastHeader = { segment: Buffer.from(segment, 'latin1').toString('latin1'), header: { ...header } };
@@ -83,15 +120,12 @@ function decodeHeader(segment: string): Record<string, unknown> {
  * objects. Duplicate JSON member names resolve to the last one (JSON.parse), as RFC 7515 §4 permits.
  */
 export function decodeJws(token: string): DecodedJws {
+  const second = jwsSignedEnd(token);
   const first = token.indexOf('.');
-  const second = first < 0 ? -1 : token.indexOf('.', first + 1);
-  if (second < 0 || token.indexOf('.', second + 1) >= 0) throw invalid('segments');
-  if (second === token.length - 1) throw invalid('signature-missing');
-  if (!isCanonicalBase64url(token, second + 1, token.length)) throw invalid('signature-encoding');
   const header = decodeHeader(token.slice(0, first));
   if (typeof header.alg !== 'string') throw invalid('alg');
   if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('kid');
-  const [payload, payloadLength] = decodeJsonObject(token.slice(first + 1, second), 'payload');
+  const [payload, payloadLength] = decodeJsonObject(token.slice(first + 1, second), 'payload', invalid);
   return { header: header as JwsHeader, payload, payloadLength, signedEnd: second };
 }
 
@@ -99,4 +133,10 @@ export function decodeJws(token: string): DecodedJws {
 export function checkHeader(header: JwsHeader, algorithms: ReadonlySet<string>): void {
   if (!algorithms.has(header.alg)) throw invalid('alg');
   if (header.crit !== undefined) throw invalid('crit');
+}
+
+/** `typ` as RFC 7515 §4.1.9 compares it: case-insensitively, with or without the `application/` prefix. */
+export function normalizeTyp(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
 }

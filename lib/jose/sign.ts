@@ -1,23 +1,27 @@
-// Compact JWS signing, for tests and the command line only (the verifier never signs): the payload exactly as
-// given, with every algorithm the package verifies.
-import { constants, createHmac, createSecretKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
+// Compact JWS serialisation of a header and payload exactly as given, signed by the one sign (jose/signature.ts):
+// for client assertions, DPoP proofs and tokens of the test issuer and the command; and key pairs per algorithm.
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { ALGORITHMS, MIN_RSA_BITS, type Algorithm } from './algorithms';
+import { signJws } from './signature';
 
 /** Algorithms `signToken` can produce. */
-export type TestSigningAlgorithm =
-  | 'HS256'
-  | 'HS384'
-  | 'HS512'
-  | 'RS256'
-  | 'RS384'
-  | 'RS512'
-  | 'PS256'
-  | 'PS384'
-  | 'PS512'
-  | 'ES256'
-  | 'ES384'
-  | 'ES512'
-  | 'EdDSA'
-  | 'Ed25519';
+export type TestSigningAlgorithm = Algorithm;
+
+const encodeJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A compact JWS (RFC 7515 §7.1) of `header` and `payload` serialised as given (members in their order, nothing
+ * added), signed with `alg`, which need not be the header's own: tests make tokens whose header lies.
+ */
+export function signCompact(
+  header: Record<string, unknown>,
+  payload: unknown,
+  key: string | Buffer | KeyObject,
+  alg: Algorithm,
+): string {
+  const input = `${encodeJson(header)}.${encodeJson(payload)}`;
+  return `${input}.${signJws(input, alg, key)}`;
+}
 
 /**
  * Sign a payload as a compact JWS, exactly as given: no claim is added or removed (unlike `jsonwebtoken.sign`,
@@ -29,26 +33,16 @@ export function signToken(
   alg: TestSigningAlgorithm,
   header: Record<string, unknown> = {},
 ): string {
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${encode({ alg, typ: 'JWT', ...header })}.${encode(payload)}`;
-  const bits = `sha${alg.slice(2)}`;
-  let signature: Buffer;
-  if (alg === 'EdDSA' || alg === 'Ed25519') {
-    // Edwards curves sign the message itself: no digest to name.
-    signature = cryptoSign(null, Buffer.from(input), key as KeyObject);
-  } else if (alg.startsWith('HS')) {
-    signature = createHmac(
-      bits,
-      typeof key === 'string' || Buffer.isBuffer(key) ? createSecretKey(Buffer.from(key)) : key,
-    )
-      .update(input)
-      .digest();
-  } else {
-    const padding = alg.startsWith('PS')
-      ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 }
-      : {};
-    const dsaEncoding = alg.startsWith('ES') ? { dsaEncoding: 'ieee-p1363' as const } : {};
-    signature = cryptoSign(bits, Buffer.from(input), { key: key as KeyObject, ...padding, ...dsaEncoding });
-  }
-  return `${input}.${signature.toString('base64url')}`;
+  return signCompact({ alg, typ: 'JWT', ...header }, payload, key, alg);
+}
+
+/** A new key pair for an asymmetric `alg`: RSA of MIN_RSA_BITS, the EC curve bound to it, or Ed25519. */
+export function generateSigningKeyPair(alg: Exclude<Algorithm, 'HS256' | 'HS384' | 'HS512'>): {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+} {
+  const spec = ALGORITHMS[alg];
+  if (spec.namedCurve !== undefined) return generateKeyPairSync('ec', { namedCurve: spec.namedCurve });
+  if (spec.family === 'eddsa') return generateKeyPairSync('ed25519');
+  return generateKeyPairSync('rsa', { modulusLength: MIN_RSA_BITS });
 }

@@ -5,12 +5,14 @@ import type { Jwk } from '../jose/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../jose/jws';
 import {
+  ALGORITHMS,
   algorithmsForKey,
   isSupportedAlgorithm,
   keyFitsAlgorithm,
-  MIN_RSA_BITS,
+  SUPPORTED_ALGORITHMS,
   type Algorithm,
 } from '../jose/algorithms';
+import { privateMemberOf } from '../jose/jwk';
 import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
@@ -22,19 +24,9 @@ import { metadataInsteadOfJwks } from './wrong-document';
  * verifies. A JWKS holds public keys only, so HS* never applies, and each key is fit-checked against the token's
  * `alg` (an RSA key never verifies ES256, a P-256 key never ES384), so the wide default opens no key confusion.
  */
-export const JWKS_DEFAULT_ALGORITHMS: readonly Algorithm[] = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-];
+export const JWKS_DEFAULT_ALGORITHMS: readonly Algorithm[] = SUPPORTED_ALGORITHMS.filter(
+  (alg) => ALGORITHMS[alg].family !== 'hmac',
+);
 
 /** Largest JWKS document read (1 MiB); real sets are a few kilobytes. */
 export const MAX_JWKS_BYTES = 1024 * 1024;
@@ -71,8 +63,6 @@ export interface JwksSourceConfig {
   locate?: (deadline: number) => Promise<URL>;
 }
 
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-
 /**
  * One JWK as a usable verification key, or undefined when it must be skipped: not RSA, EC or OKP (Ed25519,
  * Ed448), `use` other than
@@ -85,9 +75,10 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') return undefined;
   if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return undefined;
-  if (PRIVATE_MEMBERS.some((member) => jwk[member] !== undefined)) return undefined;
+  if (privateMemberOf(jwk) !== undefined) return undefined;
   if (jwk.kid !== undefined && typeof jwk.kid !== 'string') return undefined;
-  if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || jwk.alg.startsWith('HS'))) return undefined;
+  if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || ALGORITHMS[jwk.alg].family === 'hmac'))
+    return undefined;
 
   // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
   const material: Jwk =
@@ -97,7 +88,7 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
         ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }
         : { kty: 'OKP', crv: jwk.crv as string, x: jwk.x as string };
   // OKP also names the X25519/X448 key-agreement curves, which never verify a signature.
-  if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519' && jwk.crv !== 'Ed448') return undefined;
+  if (jwk.kty === 'OKP' && !ALGORITHMS.EdDSA.crv?.includes(jwk.crv as string)) return undefined;
   if (Object.values(material).some((value) => typeof value !== 'string' || value === '')) return undefined;
   let key: KeyObject;
   try {
@@ -105,8 +96,7 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   } catch {
     return undefined;
   }
-  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
-    return undefined;
+  // The table's bounds: RSA under MIN_RSA_BITS, or a curve no algorithm is bound to, verifies nothing.
   if (algorithmsForKey(key).length === 0) return undefined;
   const alg = jwk.alg as Algorithm | undefined;
   if (alg !== undefined && !keyFitsAlgorithm(key, alg)) return undefined;

@@ -4,7 +4,14 @@ import type { Jwk } from '../jose/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../jose/jws';
 import { pemHint } from './hints';
-import { algorithmsForKey, defaultAlgorithm, keyFitsAlgorithm, MIN_RSA_BITS, type Algorithm } from '../jose/algorithms';
+import {
+  algorithmsForKey,
+  defaultAlgorithm,
+  keyFitsAlgorithm,
+  MIN_RSA_BITS,
+  MIN_SECRET_BYTES,
+  type Algorithm,
+} from '../jose/algorithms';
 import type { SigningKeySource } from './source';
 import { optionError, OptionError } from '../base/option-error';
 
@@ -12,9 +19,6 @@ import { optionError, OptionError } from '../base/option-error';
 export type KeyResolver = (
   header: JwsHeader,
 ) => KeyObject | Promise<KeyObject> | null | undefined | Promise<KeyObject | null | undefined>;
-
-/** Shortest HMAC secret accepted (RFC 7518 §3.2: at least the hash size, 256 bits for HS256). */
-export const MIN_SECRET_BYTES = 32;
 
 /** A key the app holds, read once at set-up: the key and the algorithms it may verify. */
 export interface HeldKey {

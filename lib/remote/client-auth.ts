@@ -1,10 +1,11 @@
 // How this resource server authenticates itself to the authorization server (RFC 7662 §2.1): client_secret_basic,
 // client_secret_post (RFC 6749 §2.3.1) or private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9).
-import { constants, createPrivateKey, KeyObject, randomUUID, sign } from 'node:crypto';
+import { createPrivateKey, KeyObject, randomUUID } from 'node:crypto';
 import type { Jwk } from '../jose/jwk';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
-import { MIN_RSA_BITS } from '../jose/algorithms';
+import { ALGORITHMS, algorithmForCurve, isSupportedAlgorithm, MIN_RSA_BITS, type Algorithm } from '../jose/algorithms';
+import { signCompact } from '../jose/sign';
 
 /** The client authentication methods supported for calls to the authorization server. */
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
@@ -37,19 +38,24 @@ export const ASSERTION_LIFETIME = 60;
 
 const METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-const CURVE_ALG: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
-const RSA_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before they are joined and base64-encoded. */
 function formEncode(value: string): string {
   return encodeURIComponent(value).replace(/%20/g, '+');
 }
 
-/** A signer for one private key: its JWS `alg`, optional `kid`, and the signature of a signing input. */
+/** A signing key for client assertions: the private key, its JWS `alg` and optional `kid`. */
 interface AssertionSigner {
-  alg: string;
+  alg: Algorithm;
   kid: string | undefined;
-  sign(input: Buffer): Buffer;
+  key: KeyObject;
+}
+
+/** Whether `alg` is an RSA algorithm of the table (RS*, or PS* only for an RSA-PSS key). */
+function rsaAlgorithm(alg: string, pssOnly: boolean): alg is Algorithm {
+  if (!isSupportedAlgorithm(alg)) return false;
+  const family = ALGORITHMS[alg].family;
+  return family === 'rsa-pss' || (family === 'rsa' && !pssOnly);
 }
 
 function signerFor(value: unknown, name: string): AssertionSigner {
@@ -76,37 +82,23 @@ function signerFor(value: unknown, name: string): AssertionSigner {
     if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
       optionError(name, `option "${name}" must be an RSA key of at least ${MIN_RSA_BITS} bits`);
     const alg = named ?? (type === 'rsa-pss' ? 'PS256' : 'RS256');
-    if (!RSA_ALGS.includes(alg) || (type === 'rsa-pss' && !alg.startsWith('PS')))
+    if (!rsaAlgorithm(alg, type === 'rsa-pss'))
       optionError(name, `option "${name}": alg ${alg} does not fit an RSA key`);
-    const hash = `sha${alg.slice(2)}`;
-    const pss = alg.startsWith('PS');
-    return {
-      alg,
-      kid,
-      sign: (input) =>
-        sign(
-          hash,
-          input,
-          pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST } : key,
-        ),
-    };
+    return { alg, kid, key };
   }
   if (type === 'ec') {
-    const alg = CURVE_ALG[key.asymmetricKeyDetails?.namedCurve ?? ''];
+    const alg = algorithmForCurve(key.asymmetricKeyDetails?.namedCurve);
     if (alg === undefined || (named !== undefined && named !== alg))
       optionError(name, `option "${name}" must be an EC key on P-256, P-384 or P-521 (alg ES256, ES384, ES512)`);
-    const hash = `sha${alg.slice(2)}`;
-    return { alg, kid, sign: (input) => sign(hash, input, { key, dsaEncoding: 'ieee-p1363' }) };
+    return { alg, kid, key };
   }
   if (type === 'ed25519') {
     if (named !== undefined && named !== 'EdDSA' && named !== 'Ed25519')
       optionError(name, `option "${name}": alg ${named} does not fit an Ed25519 key`);
-    return { alg: named ?? 'EdDSA', kid, sign: (input) => sign(null, input, key) };
+    return { alg: named ?? 'EdDSA', kid, key };
   }
   return optionError(name, `option "${name}" must be an RSA, EC or Ed25519 private key`);
 }
-
-const encodeJson = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /**
  * Validate the client credentials of option `name` (e.g. `introspection`) at set-up: a client id; a secret for the
@@ -147,10 +139,9 @@ export function resolveClientAuth(value: Record<string, unknown>, name: string):
           iat: issuedAt,
           exp: issuedAt + ASSERTION_LIFETIME,
         };
-        const input = `${encodeJson(header)}.${encodeJson(claims)}`;
         form.set('client_id', clientId);
         form.set('client_assertion_type', ASSERTION_TYPE);
-        form.set('client_assertion', `${input}.${signer.sign(Buffer.from(input)).toString('base64url')}`);
+        form.set('client_assertion', signCompact(header, claims, signer.key, signer.alg));
       },
     };
   }

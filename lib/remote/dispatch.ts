@@ -5,6 +5,7 @@ import { isObject } from '../base/values';
 import type { TokenSource } from './source';
 import type { ResolvedIntrospection } from './introspection-options';
 import { withoutTrailingSlash } from '../fetch/remote-url';
+import { isJwsText } from '../jose/jws';
 
 /**
  * The source that verifies one token; the verifier asks it on a cache miss. It throws `invalid_token` (reason
@@ -12,7 +13,6 @@ import { withoutTrailingSlash } from '../fetch/remote-url';
  */
 export type TokenRoute = (token: string) => TokenSource;
 
-const JWS_CHARS = /^[A-Za-z0-9_.-]+$/;
 const NOT_BASE64URL = /[^A-Za-z0-9_-]/g;
 
 /**
@@ -53,7 +53,7 @@ function issuersOfLookAlike(token: string): string[] {
 
 /** The compact JWS form the strict decoder takes: three segments, base64url characters only. */
 function isCompactJws(token: string): boolean {
-  return JWS_CHARS.test(token) && token.split('.').length === 3;
+  return isJwsText(token) && token.split('.').length === 3;
 }
 
 /**

@@ -2,7 +2,7 @@
 // and the app's validateClaims, behind one ClaimPolicy the verifier calls.
 import { shapeBViolation, type VerifiedClaims } from './claims';
 import { TokenAuthError } from '../base/errors';
-import type { JwsHeader } from '../jose/jws';
+import { normalizeTyp, type JwsHeader } from '../jose/jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
 import { isStringArray, isThenable } from '../base/values';
 import { optionError } from '../base/option-error';
@@ -134,12 +134,6 @@ export interface ClaimPolicy {
   scopesOf: ScopeReader;
   /** Whether these claims passed `check` here: what lets `auth.claims(req)` type them by this mode, soundly. */
   passed(claims: object): boolean;
-}
-
-/** `typ` compared as RFC 7515 §4.1.9 suggests: case-insensitively, `application/` optional. */
-export function normalizeTyp(typ: string): string {
-  const lower = typ.toLowerCase();
-  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
 }
 
 /** A `typ` naming another kind of JWT (RFC 8725 §3.11): an ID token, DPoP proof, logout or event token. */
