@@ -211,10 +211,10 @@ async function main() {
   const withJwks = runtimeClosure('jwks-rsa', ROOT, new Map(base));
   const added = [...withJwks].filter(([id]) => !base.has(id));
   const addedBytes = added.reduce((sum, [, dir]) => sum + packageBytes(dir), 0);
-  const ourBytes = ['jwks.js', 'bounded-fetch.js'].reduce(
-    (sum, f) => sum + fs.statSync(path.join(DIST, 'keys', f)).size,
-    0,
-  );
+  const ourBytes = [
+    ['keys', 'jwks.js'],
+    ['fetch', 'bounded-fetch.js'],
+  ].reduce((sum, [dir, f]) => sum + fs.statSync(path.join(DIST, dir, f)).size, 0);
   const requireOurs = requireMs(path.join(DIST, 'keys', 'jwks.js'));
   const requireRsa = requireMs('jwks-rsa');
 
