@@ -73,7 +73,10 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
       throw fault;
     }
     withheld = undefined;
-    rule = issuerRule([found.issuer], config.tenants, DISCOVERED);
+    // The rule already held when it names this issuer (the base's template, or an earlier refresh): a token that
+    // passed it before its key was sought is not asked again.
+    if (rule?.issuers.length !== 1 || rule.issuers[0] !== found.issuer)
+      rule = issuerRule([found.issuer], config.tenants, DISCOVERED);
     return found;
   }
 
@@ -138,10 +141,13 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     },
   });
 
-  /** A token's `iss` must fit the discovered issuer (exactly, or a template with its own `tid`: token/issuer.ts). */
-  function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>): KeyChoice {
+  /**
+   * A token's `iss` must fit the discovered issuer (exactly, or a template with its own `tid`: token/issuer.ts);
+   * `checked` is the rule it already passed before its key was sought, asked once only.
+   */
+  function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>, checked?: IssuerRule): KeyChoice {
     if (metadata === undefined || rule === undefined) throw issuerRefused([issuer.base], DISCOVERED);
-    rule.check(payload);
+    if (rule !== checked) rule.check(payload);
     return key;
   }
 
@@ -150,9 +156,12 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     algorithms: keys.algorithms,
     keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>) {
       // Refused before any fetch when the rule is known (discovered, or the template of a multi-tenant base).
-      rule?.check(payload);
+      const checked = rule;
+      checked?.check(payload);
       const key = keys.keyFor(header, payload);
-      return isThenable(key) ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
+      return isThenable(key)
+        ? key.then((found) => confirmed(found, payload, checked))
+        : confirmed(key, payload, checked);
     },
     metadata: discover,
     async discoveredIssuer() {
