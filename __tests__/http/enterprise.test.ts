@@ -323,6 +323,45 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
     });
   });
 
+  describe('audience apart from resource', () => {
+    const RESOURCE_URL = 'https://api.contoso.test/orders';
+
+    it('with both, checks aud against audience only: the client ID passes, the resource URL is refused', async () => {
+      const { app } = serve({ issuerBaseURL: entra.base(TENANT_A), resource: RESOURCE_URL });
+      expect(
+        (
+          await request(app)
+            .get('/me')
+            .set(bearer(entra.token(TENANT_A)))
+        ).status,
+      ).toBe(200);
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(entra.token(TENANT_A, { aud: RESOURCE_URL })));
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toContain(
+        'resource_metadata="https://api.contoso.test/.well-known/oauth-protected-resource/orders"',
+      );
+      expect(refusals[refusals.length - 1].reason).toBe('aud');
+    });
+
+    it('with resource alone, the resource is the audience and the client ID is refused', async () => {
+      const { app } = serve({ issuerBaseURL: entra.base(TENANT_A), resource: RESOURCE_URL, audience: undefined });
+      const res = await request(app)
+        .get('/me')
+        .set(bearer(entra.token(TENANT_A, { aud: RESOURCE_URL })));
+      expect(res.status).toBe(200);
+      expect(
+        (
+          await request(app)
+            .get('/me')
+            .set(bearer(entra.token(TENANT_A)))
+        ).status,
+      ).toBe(401);
+      expect(refusals[refusals.length - 1].reason).toBe('aud');
+    });
+  });
+
   describe('the protected resource of a multi-tenant API', () => {
     it('names the multi-tenant endpoint as its authorization server, never the template', async () => {
       const { auth } = serve({
