@@ -49,5 +49,6 @@ export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';
 export type { FlightStats } from './verify/single-flight';
 export type { BreakerOptions, BreakerStats } from './remote/breaker';
 export type { DiscoveryOptions } from './keys/discovery-options';
+export type { TenantsOption } from './token/issuer';
 export type { FleetStats } from './verify/stats';
 export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './observe/diagnostics';

@@ -24,6 +24,8 @@ import { acceptUncalled } from './http/uncalled';
 import { createVerifier } from './verify/verifier';
 import { introspectionRoute } from './remote/dispatch';
 import { createIntrospectionSource } from './remote/introspection';
+import { createReadiness } from './remote/readiness';
+import { isIssuerTemplate } from './token/issuer';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -55,6 +57,13 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
    * Throws a TypeError when `resource` is not configured.
    */
   protectedResourceMetadata(): RequestHandler;
+  /**
+   * Resolves once the first request can be verified without waiting on a remote call (discovery done, key set
+   * loaded, introspection metadata read); at once for keys the app holds. Rejects with a TokenAuthError (`reason`,
+   * `hint`) when that is impossible now, and keeps retrying behind it with the usual cooldowns. For start-up and
+   * readiness probes; calling it again is cheap.
+   */
+  ready(): Promise<void>;
   /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
   stats(): CacheStats & FleetStats;
   /** Stop timers and pending key fetches, and empty the cache. */
@@ -95,6 +104,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     cache,
   });
   const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
+  const readiness = createReadiness(introspected === undefined ? [keys] : [keys, introspected]);
   const scopeReader = resolved.claims.scopesOf;
 
   const tokenAuth: TokenAuth<C> = {
@@ -137,8 +147,10 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
         mtls: resolved.mtlsConfigured,
       });
     }),
+    ready: () => readiness.ready(),
     stats: () => fleetStats(verifier.stats(), remote, auth.revocation),
     close() {
+      readiness.close();
       source.close();
       if (remote !== source) remote.close();
       cache.clear();
@@ -172,6 +184,7 @@ function authorizationServers(
   source: TokenSource,
 ): AuthorizationServers | Promise<AuthorizationServers> {
   if (source.kind === 'jws' && source.discoveredIssuers !== undefined) return source.discoveredIssuers();
+  // A template (`{tenantid}`) names no server a client could discover: only exact issuers are published.
   const issuer = resolved.rules.issuer;
-  return { issuers: issuer === false ? [] : [...issuer], final: true };
+  return { issuers: issuer === false ? [] : issuer.issuers.filter((name) => !isIssuerTemplate(name)), final: true };
 }

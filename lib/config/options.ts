@@ -12,6 +12,7 @@ import type { SigningKeyOption } from '../keys/options';
 import type { ResolvedTokenSource } from '../remote';
 import type { UpstreamKeyOption } from '../remote/upstream';
 import type { DiscoveryOptions } from '../keys/discovery-options';
+import type { TenantsOption } from '../token/issuer';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
@@ -50,6 +51,11 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends Resou
   issuerBaseURL?: string | string[];
   /** With `issuerBaseURL`: `{ timeout }`, the limit of one refresh of metadata and key set together (default 5 s). */
   discovery?: DiscoveryOptions;
+  /**
+   * With an issuer template (`{tenantid}`: Entra ID's `common`/`organizations`/`consumers`, or an `issuer` holding it):
+   * the tenant IDs accepted, a predicate on the token's `tid`, or `'any'` on purpose. Required with a template.
+   */
+  tenants?: TenantsOption;
   /**
    * Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required unless `resource` is
    * given, whose URI is then the audience.

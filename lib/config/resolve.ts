@@ -16,6 +16,14 @@ import { resolveIntrospection } from '../remote/introspection-options';
 import type { CacheOptions, ResolvedOptions, TokenAuthOptions } from './options';
 import { resolveResource, resourceAudience } from './resource';
 import type { AudienceRule } from '../token/registered';
+import {
+  checkIssuerTemplate,
+  checkTenantsFit,
+  issuerRule,
+  resolveTenants,
+  type IssuerRule,
+  type TenantRule,
+} from '../token/issuer';
 
 /** Every option of createTokenAuth: one added to TokenAuthOptions and not listed here fails type-checking. */
 const TOKEN_AUTH_OPTIONS: FieldList<TokenAuthOptions> = {
@@ -42,6 +50,7 @@ const TOKEN_AUTH_OPTIONS: FieldList<TokenAuthOptions> = {
   validateClaims: true,
   issuerBaseURL: true,
   discovery: true,
+  tenants: true,
   dpop: true,
   mtls: true,
   revocation: true,
@@ -69,6 +78,21 @@ function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySe
     optionError(name, `option "${name}" must be a non-empty string, an array of them, or false`);
   }
   return new Set(list as string[]);
+}
+
+/**
+ * The issuer rule of `issuer` (with `key`): exact issuers, and templates (`{tenantid}`) that need `tenants`, which
+ * applies to templates only (token/issuer.ts).
+ */
+function resolveIssuer(value: unknown, tenants: TenantRule | undefined): IssuerRule | false {
+  const accepted = acceptedValues(value, 'issuer');
+  const issuers = accepted === false ? [] : [...accepted];
+  if (accepted !== false) {
+    const list = Array.isArray(value) ? (value as string[]) : [value as string];
+    list.forEach((issuer, index) => checkIssuerTemplate(issuer, Array.isArray(value) ? `issuer[${index}]` : 'issuer'));
+  }
+  checkTenantsFit(issuers, tenants, 'option "issuer"');
+  return accepted === false ? false : issuerRule(issuers, tenants);
 }
 
 /**
@@ -147,7 +171,8 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     optionError('allowInsecureHttp', 'option "allowInsecureHttp" must be a boolean');
   const allowInsecureHttp = input.allowInsecureHttp ?? false;
   const algorithms = resolveAlgorithms(input.algorithms);
-  const source = resolveTokenSource(input, { algorithms, allowInsecureHttp });
+  const tenants = resolveTenants(input.tenants);
+  const source = resolveTokenSource(input, { algorithms, allowInsecureHttp, tenants });
   const issuerBaseURL = source.form === 'discovery' ? source.issuers : undefined;
   const introspection = resolveIntrospection(input, issuerBaseURL, allowInsecureHttp);
   // Claims with no JOSE header to check: upstream mode, and introspection of every token.
@@ -158,8 +183,8 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   return {
     source,
     rules: {
-      // With discovery, the key source routes by `iss` and requires the discovered issuer exactly.
-      issuer: issuerBaseURL === undefined ? acceptedValues(input.issuer, 'issuer') : false,
+      // With discovery, the key source routes by `iss` and holds each token to its server's discovered issuer.
+      issuer: issuerBaseURL === undefined ? resolveIssuer(input.issuer, tenants) : false,
       audience: resolveAudience(input.audience, resource?.resource),
       clockTolerance: optionalDuration(input.clockTolerance, 'clockTolerance') ?? 5,
       maxTokenAge: optionalDuration(input.maxTokenAge, 'maxTokenAge'),

@@ -8,7 +8,13 @@ import type { Algorithm } from '../jose/algorithms';
 import { checkRemoteUrl } from '../fetch/remote-url';
 import type { JwksKeyOption, PublicKeyOption, ResolvedKeys, SecretKeyOption } from './options';
 import { discoveryKeySource } from './discovery';
-import { resolveDiscoveryTimeout, resolveIssuerBaseURL, type IssuerBase } from './discovery-options';
+import {
+  checkDiscoveryTenants,
+  resolveDiscoveryTimeout,
+  resolveIssuerBaseURL,
+  type IssuerBase,
+} from './discovery-options';
+import type { TenantRule } from '../token/issuer';
 import { jwksKeySource } from './jwks';
 import { undefinedKeyFieldMessage } from './hints';
 import { checkJwksAddress } from './wrong-document';
@@ -49,6 +55,8 @@ export interface KeyOptionsInput {
 export interface KeyContext {
   algorithms: readonly Algorithm[] | undefined;
   allowInsecureHttp: boolean;
+  /** The `tenants` option, read (token/issuer.ts). */
+  tenants: TenantRule | undefined;
 }
 
 /** The `key` and `issuerBaseURL` options read: discovery, a resolver, or an object form with its fields. */
@@ -125,11 +133,19 @@ function refuseSecretAlgorithms(algorithms: readonly Algorithm[] | undefined, so
  * for anything wrong): secrets and public keys parsed, JWKS addresses and durations read, algorithms fitted.
  */
 export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, context: KeyContext): ResolvedKeys {
-  const { algorithms, allowInsecureHttp } = context;
+  const { algorithms, allowInsecureHttp, tenants } = context;
   switch (read.form) {
     case 'discovery':
       refuseSecretAlgorithms(algorithms, 'issuerBaseURL');
-      return { form: 'discovery', issuers: read.issuers, timeout: read.timeout, algorithms, allowInsecureHttp };
+      checkDiscoveryTenants(read.issuers, tenants);
+      return {
+        form: 'discovery',
+        issuers: read.issuers,
+        timeout: read.timeout,
+        tenants,
+        algorithms,
+        allowInsecureHttp,
+      };
     case 'resolver':
       return { form: 'resolver', resolve: read.resolve, algorithms: resolverAlgorithms(algorithms) };
     case 'secret':

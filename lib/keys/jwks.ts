@@ -194,15 +194,17 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
     return lastFetchAt + cooldown - now;
   }
 
-  function unavailable(reason: string): TokenAuthError {
+  function unavailable(reason: string, loading = false): TokenAuthError {
     const cause = lastError;
     const retryAfter = Math.max(1, Math.ceil(coolingFor(clock())));
     const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : (noteOf(cause, 'reason') ?? reason);
+    // `ready()` always says what failed and when it is tried again; a request's refusal only when the cause says.
+    const fallback = loading ? `no keys loaded for ${href} (${why}); tried again in ${retryAfter} s` : undefined;
     return new TokenAuthError('verification_unavailable', {
       reason: why,
       retryAfter,
       cause,
-      hint: noteOf(cause, 'hint'),
+      hint: noteOf(cause, 'hint') ?? fallback,
     });
   }
 
@@ -248,6 +250,17 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
       if (pending !== undefined) return pending.then(() => afterFetch(header));
       if (coolingFor(now) > 0) throw missing();
       return refetch(now).then(() => afterFetch(header));
+    },
+    ready() {
+      if (keys !== undefined) return Promise.resolve();
+      if (closing.signal.aborted) return Promise.reject(missing());
+      const now = clock();
+      // The fetch under way, or a new one once the cooldown allows: ready() never adds a fetch the cooldown forbids.
+      const run = pending ?? (coolingFor(now) > 0 ? undefined : refetch(now));
+      if (run === undefined) return Promise.reject(unavailable('jwks-fetch', true));
+      return run.then(() => {
+        if (keys === undefined) throw unavailable('jwks-fetch', true);
+      });
     },
     close() {
       closing.abort();

@@ -6,6 +6,7 @@ import type { Duration } from '../base/duration';
 import type { Algorithm } from '../jose/algorithms';
 import type { IssuerBase } from './discovery-options';
 import type { HeldKey, KeyResolver } from './static';
+import type { TenantRule } from '../token/issuer';
 
 /** An HMAC secret of at least 32 bytes. */
 export interface SecretKeyOption {
@@ -40,6 +41,8 @@ export type ResolvedKeys =
       issuers: readonly IssuerBase[];
       /** The limit of one refresh (metadata and key set): `discovery.timeout`. */
       timeout: number;
+      /** The `tenants` option: which tenants an issuer template accepts (token/issuer.ts). */
+      tenants: TenantRule | undefined;
       algorithms: readonly Algorithm[] | undefined;
       allowInsecureHttp: boolean;
     };

@@ -48,6 +48,12 @@ export interface SigningKeySource {
   readonly algorithms: ReadonlySet<Algorithm>;
   keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyChoice | Promise<KeyChoice>;
   close(): void;
+  /**
+   * Load now what the first token would wait for (a key set, discovery metadata): resolves once it is held, rejects
+   * with a `verification_unavailable` TokenAuthError (`reason`, `hint`) when it cannot be had now. Absent: nothing
+   * to load (keys the app holds).
+   */
+  ready?(): Promise<void>;
   /** Sources that discover their issuers (`issuerBaseURL`): the issuer identifiers, as the servers name themselves. */
   discoveredIssuers?(): Promise<DiscoveredIssuers>;
 }

@@ -19,7 +19,8 @@ export class WrongDocumentError extends Error {
   }
 }
 
-function quoted(value: unknown): string {
+/** A value for a hint, cut to MAX_QUOTED characters and quoted (remote-supplied values included). */
+export function quoted(value: unknown): string {
   return JSON.stringify(String(value).slice(0, MAX_QUOTED));
 }
 

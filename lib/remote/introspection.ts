@@ -148,6 +148,19 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
       'introspection-busy',
     ),
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
+    async ready() {
+      const metadata = await server.metadata();
+      try {
+        endpointOf(settings, metadata, config.allowInsecureHttp);
+      } catch (err) {
+        const hint = `the metadata of ${settings.server.base} lists no usable introspection_endpoint: give option "introspection.endpoint"`;
+        throw new TokenAuthError('verification_unavailable', {
+          reason: (err as TokenAuthError).reason,
+          hint,
+          cause: err,
+        });
+      }
+    },
     // The longest one call may take: a fleet's single-flight lock outlives it (verify/single-flight.ts).
     timeout: settings.timeout,
     // The server and who we are to it name whose verdicts these are, for shared verdicts (JSON: no NUL inside).
