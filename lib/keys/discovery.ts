@@ -23,6 +23,8 @@ export interface DiscoveredMetadata {
   introspectionEndpoint: unknown;
   /** RFC 9701 §6 `introspection_signing_alg_values_supported` as published. */
   introspectionSigningAlgs: unknown;
+  /** RFC 8414 `token_endpoint` as published (checked where it is used: remote/exchange.ts). */
+  tokenEndpoint: unknown;
 }
 
 /** A discovery key source that also answers its (first) server's metadata, fetching it when none is held yet. */
@@ -123,6 +125,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
       jwksUri,
       introspectionEndpoint: document.introspection_endpoint,
       introspectionSigningAlgs: document.introspection_signing_alg_values_supported,
+      tokenEndpoint: document.token_endpoint,
     };
   }
 
