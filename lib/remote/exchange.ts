@@ -65,7 +65,7 @@ function handedOut(held: HeldToken, target: NormalTarget, now: number): Exchange
   return {
     accessToken: token.accessToken,
     tokenType: token.tokenType,
-    expiresIn: held.expiresAt === undefined ? undefined : Math.max(0, Math.floor(held.expiresAt - now)),
+    expiresIn: held.expiresAt === undefined ? undefined : Math.max(0, Math.round(held.expiresAt - now)),
     issuedTokenType: token.issuedTokenType,
     scope: [...(token.scope ?? target.scope)],
   };
