@@ -20,7 +20,7 @@ export interface ExchangeKeys {
 /** Longest margin kept between the end of an entry and its token's expiry: a caller gets a token with time to use. */
 export const EXPIRY_MARGIN = 30;
 /** What an entry costs beyond its sealed bytes and key (the entry object, the LRU's bookkeeping), for `maxBytes`. */
-const ENTRY_OVERHEAD = 96;
+const ENTRY_OVERHEAD = 256;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -47,7 +47,12 @@ function sealed(held: HeldToken, key: Buffer): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(JSON.stringify(held), 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]);
+  // Memory of its own, exactly its size: a small pooled Buffer would keep a whole shared 8 KiB slab alive.
+  const out = Buffer.allocUnsafeSlow(IV_BYTES + body.length + TAG_BYTES);
+  iv.copy(out, 0);
+  body.copy(out, IV_BYTES);
+  cipher.getAuthTag().copy(out, IV_BYTES + body.length);
+  return out;
 }
 
 function opened(entry: Entry, key: Buffer): HeldToken | undefined {
