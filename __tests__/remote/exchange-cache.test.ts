@@ -31,10 +31,20 @@ describe('ExchangeCache', () => {
     const cache = new ExchangeCache({ max: 10, maxBytes: 100_000 });
     const keys = cache.keysOf(subject, target);
     cache.set(keys, held('downstream-issued-token-value', 600), 1500);
-    const dump = inspect(cache, { depth: 10, showHidden: true, maxArrayLength: Infinity, maxStringLength: Infinity });
-    const heap = dump + JSON.stringify([...Buffer.from(dump)]);
-    expect(heap).not.toContain('downstream-issued-token-value');
-    expect(heap).not.toContain('subject-token-value');
+    // Everything the LRU holds, keys and entries, each byte array read every way a dump could show it.
+    const lru = (cache as unknown as { lru: Map<string, unknown> }).lru;
+    const texts = [...lru.keys()];
+    for (const entry of lru.values()) {
+      texts.push(inspect(entry, { depth: 10, showHidden: true, maxArrayLength: Infinity, maxStringLength: Infinity }));
+      for (const value of Object.values(entry as object))
+        if (Buffer.isBuffer(value))
+          texts.push(...(['utf8', 'latin1', 'base64', 'hex'] as const).map((e) => value.toString(e)));
+    }
+    expect(texts.length).toBeGreaterThan(2);
+    for (const text of texts) {
+      expect(text).not.toContain('downstream-issued-token-value');
+      expect(text).not.toContain('subject-token-value');
+    }
     expect(cache.get(keys, 1200)?.token.accessToken).toBe('downstream-issued-token-value');
   });
 
