@@ -27,7 +27,12 @@ export type {
   IntrospectionOptions,
   IntrospectMode,
   ClientAuthMethod,
+  TokenExchangeOptions,
+  ExchangeCacheOptions,
 } from './config/options';
+export type { ExchangeTarget } from './remote/exchange-target';
+export type { ExchangedToken } from './remote/exchange';
+export type { Actor } from './token/actors';
 export type { Duration } from './base/duration';
 export type { ScopeRequirementInput } from './token/scopes';
 export type { CacheStats } from './verify/cache';

@@ -5,7 +5,7 @@ import { createAuthenticator } from './http/authenticate';
 import { ResultCache, type CacheStats } from './verify/cache';
 import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
 import type { VerifiedClaims } from './token/claims';
-import { TokenAuthError } from './base/errors';
+import { asTokenAuthError, TokenAuthError } from './base/errors';
 import { createTokenSource } from './remote';
 import { optionalVerifiedUser, requireVerifiedUser } from './http/middleware';
 import type { TokenAuthOptions } from './config/options';
@@ -26,6 +26,11 @@ import { introspectionRoute } from './remote/dispatch';
 import { createIntrospectionSource } from './remote/introspection';
 import { createReadiness } from './remote/readiness';
 import { isIssuerTemplate } from './token/issuer';
+import { createExchanger, type ExchangedToken, type Exchanger } from './remote/exchange';
+import type { ExchangeTarget } from './remote/exchange-target';
+import { isDiscoverySource } from './keys/discovery';
+import { actorsOf, type Actor } from './token/actors';
+import type { Authenticator } from './http/authenticate';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -64,6 +69,16 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
    * readiness probes; calling it again is cheap.
    */
   ready(): Promise<void>;
+  /**
+   * RFC 8693 token exchange (docs/exchange.md): a token for another service in exchange for the access token this
+   * instance verified, on `req` (its middleware let the request through) or as a string that `verify()` accepts
+   * now; checked again (expiry, revocation) before the cache or the server is asked. Cached per (token, target).
+   * Rejects with the token's own failure (401), `exchange_refused` (403) or `verification_unavailable` (503); an
+   * OptionError (a TypeError) without option `tokenExchange` or for a malformed target.
+   */
+  exchange(reqOrToken: Request | string, target: ExchangeTarget): Promise<ExchangedToken>;
+  /** The `act` chain of verified claims (RFC 8693 §4.1), outermost actor first; `[]` when there is none. */
+  actorsOf(claims: Readonly<Record<string, unknown>>): Actor[];
   /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
   stats(): CacheStats & FleetStats;
   /** Stop timers and pending key fetches, and empty the cache. */
@@ -105,6 +120,14 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   });
   const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
   const readiness = createReadiness(introspected === undefined ? [keys] : [keys, introspected]);
+  const exchanger =
+    resolved.tokenExchange === undefined
+      ? undefined
+      : createExchanger(resolved.tokenExchange, {
+          metadata: isDiscoverySource(keys) ? () => keys.metadata() : undefined,
+          clock: resolved.clock,
+          allowInsecureHttp: resolved.allowInsecureHttp,
+        });
   const scopeReader = resolved.claims.scopesOf;
 
   const tokenAuth: TokenAuth<C> = {
@@ -148,9 +171,12 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
       });
     }),
     ready: () => readiness.ready(),
+    exchange: (reqOrToken, target) => exchangeVerified(auth, exchanger, reqOrToken, target),
+    actorsOf,
     stats: () => fleetStats(verifier.stats(), remote, auth.revocation),
     close() {
       readiness.close();
+      exchanger?.close();
       source.close();
       if (remote !== source) remote.close();
       cache.clear();
@@ -187,4 +213,39 @@ function authorizationServers(
   // A template (`{tenantid}`) names no server a client could discover: only exact issuers are published.
   const issuer = resolved.rules.issuer;
   return { issuers: issuer === false ? [] : issuer.issuers.filter((name) => !isIssuerTemplate(name)), final: true };
+}
+
+/**
+ * `auth.exchange()`: the token a request carried (only one this instance let through), or a string, verified again
+ * now, then exchanged; every failure goes to `onError` too. Neither token is ever part of what is reported.
+ */
+async function exchangeVerified(
+  auth: Authenticator,
+  exchanger: Exchanger | undefined,
+  reqOrToken: Request | string,
+  target: ExchangeTarget,
+): Promise<ExchangedToken> {
+  if (exchanger === undefined)
+    optionError(
+      'tokenExchange',
+      'exchange() needs option "tokenExchange": this server\'s client at the token endpoint',
+    );
+  const wanted = exchanger.target(target);
+  const req = typeof reqOrToken === 'string' ? undefined : reqOrToken;
+  const subject = req === undefined ? (reqOrToken as string) : auth.verifiedToken(req);
+  if (subject === undefined) {
+    // Never the request's header: only a token this instance verified on it is exchanged.
+    const err = new TokenAuthError('missing_token', { reason: 'exchange-request-not-verified' });
+    auth.report(err, req);
+    throw err;
+  }
+  const claims = req === undefined ? await auth.verifyToken(subject) : await auth.reverify(subject, req);
+  const exp = typeof claims.exp === 'number' ? claims.exp : undefined;
+  try {
+    return await exchanger.exchange(subject, exp, wanted);
+  } catch (err) {
+    const failure = asTokenAuthError(err);
+    auth.report(failure, req);
+    throw failure;
+  }
 }

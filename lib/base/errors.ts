@@ -11,7 +11,8 @@ export type TokenAuthErrorCode =
   | 'internal'
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
-  | 'insufficient_user_authentication';
+  | 'insufficient_user_authentication'
+  | 'exchange_refused';
 
 /** The JSON body of every error answer: `{ status: 'error', message }`. */
 export interface ErrorBody {
@@ -32,6 +33,9 @@ const STATUS: Record<TokenAuthErrorCode, number> = {
   invalid_dpop_proof: 401,
   use_dpop_nonce: 401,
   insufficient_user_authentication: 401,
+  // RFC 8693 §2.2.2: the authorization server refused to exchange the token; a 403 with no challenge, since a new
+  // access token from the client would not change the server's policy.
+  exchange_refused: 403,
 };
 
 const MESSAGE: Record<TokenAuthErrorCode, string> = {
@@ -47,6 +51,7 @@ const MESSAGE: Record<TokenAuthErrorCode, string> = {
   invalid_dpop_proof: 'Invalid DPoP proof',
   use_dpop_nonce: 'DPoP nonce required',
   insufficient_user_authentication: 'Insufficient user authentication',
+  exchange_refused: 'Token exchange refused',
 };
 
 /**

@@ -18,6 +18,7 @@ import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
 import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../remote/introspection-options';
 import type { ResolvedResource, ResourceOptions } from './resource';
+import type { ResolvedTokenExchange, TokenExchangeOptions } from '../remote/exchange-options';
 
 export type { JwksKeyOption } from '../keys/options';
 export type { UpstreamKeyOption } from '../remote/upstream';
@@ -26,6 +27,7 @@ export type { UpstreamKeyOption } from '../remote/upstream';
 export type KeyOption = SigningKeyOption | UpstreamKeyOption;
 export type { IntrospectionOptions, IntrospectMode } from '../remote/introspection-options';
 export type { ClientAuthMethod } from '../remote/client-auth';
+export type { TokenExchangeOptions, ExchangeCacheOptions } from '../remote/exchange-options';
 
 /** Result cache bounds and lifetimes (see docs/caching.md). */
 export interface CacheOptions {
@@ -107,6 +109,8 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends Resou
   introspection?: IntrospectionOptions;
   /** With `introspection`: `'opaque'` (default) verifies the issuer's JWTs here and asks about the rest; `'always'` asks about every token. */
   introspect?: IntrospectMode;
+  /** RFC 8693 token exchange at the authorization server, for `auth.exchange()` (docs/exchange.md). */
+  tokenExchange?: TokenExchangeOptions;
 }
 
 /** The result cache's bounds and lifetimes, durations in seconds. */
@@ -138,6 +142,8 @@ export interface ResolvedOptions {
   sharedVerdicts: SharedVerdictStore | undefined;
   /** The introspection settings (remote/introspection-options.ts), when `introspection` is given. */
   introspection: ResolvedIntrospection | undefined;
+  /** The token exchange settings (remote/exchange-options.ts), when `tokenExchange` is given. */
+  tokenExchange: ResolvedTokenExchange | undefined;
   /** The protected resource (`resource` option), if any. */
   resource: ResolvedResource | undefined;
   /** Whether the `mtls` option was given (the metadata document then says so). */

@@ -1,6 +1,6 @@
 // Validates createTokenAuth's options once and applies the defaults. Each room resolves and checks its own part
-// (the token source in remote/ and keys/, claims modes, DPoP, revocation, shared verdicts, introspection, the
-// resource); this file checks the few options no room owns and assembles ResolvedOptions. Building the pipeline
+// (the token source in remote/ and keys/, claims modes, DPoP, revocation, shared verdicts, introspection, token
+// exchange, the resource); this file checks the few options no room owns and assembles ResolvedOptions. Building the pipeline
 // from ResolvedOptions never throws an option error.
 import { parseDuration } from '../base/duration';
 import { optionError } from '../base/option-error';
@@ -13,6 +13,7 @@ import { resolveRevocation } from '../verify/revocation';
 import { resolveSharedVerdicts } from '../verify/shared-verdicts';
 import { resolveDpop, resolveMtls } from '../dpop/options';
 import { resolveIntrospection } from '../remote/introspection-options';
+import { resolveTokenExchange } from '../remote/exchange-options';
 import type { CacheOptions, ResolvedOptions, TokenAuthOptions } from './options';
 import { resolveResource, resourceAudience } from './resource';
 import type { AudienceRule } from '../token/registered';
@@ -56,6 +57,7 @@ const TOKEN_AUTH_OPTIONS: FieldList<TokenAuthOptions> = {
   revocation: true,
   introspection: true,
   introspect: true,
+  tokenExchange: true,
   resource: true,
   scopesSupported: true,
   resourceName: true,
@@ -206,6 +208,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     revocation: resolveRevocation(input.revocation),
     sharedVerdicts: resolveSharedVerdicts(input.cache, source.form === 'upstream' || introspection !== undefined),
     introspection,
+    tokenExchange: resolveTokenExchange(input.tokenExchange, issuerBaseURL, allowInsecureHttp),
     resource,
     mtlsConfigured: input.mtls !== undefined,
   };

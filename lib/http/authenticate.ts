@@ -25,6 +25,13 @@ export interface Authenticator {
   challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError;
   /** `verify(token)`: the same checks for a token handed over directly (no scopes, `req` undefined). */
   verifyToken(token: string): Promise<VerifiedClaims>;
+  /**
+   * The access token this pipeline let through on `req`, recorded only with `tokenExchange` (which trades it on);
+   * undefined for a request it did not pass. Held no longer than the request, which holds the token anyway.
+   */
+  verifiedToken(req: Request): string | undefined;
+  /** The token of a request it let through, checked again now (times, revocation, `isRevoked` with `req`). */
+  reverify(token: string, req: Request): Promise<VerifiedClaims>;
   /** Report a failure to `onError`; a throwing hook is ignored, so logging cannot break a response. */
   report(err: TokenAuthError, req: Request | undefined): void;
   readonly realm: string;
@@ -73,6 +80,8 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
+  // Only an instance that exchanges tokens keeps each request's: the others pay nothing for it.
+  const verifiedTokens = options.tokenExchange === undefined ? undefined : new WeakMap<Request, string>();
 
   /**
    * The route's demands, last step of `authorize`; a function, not a closure made per request. The user's
@@ -133,8 +142,12 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     if (route.tokenSeen !== undefined && req !== undefined) route.tokenSeen(req, token);
     const { requirement } = route;
     const claims = verifier.verify(token, precheck);
-    if (!isThenable(claims)) return bound(claims, token, requirement, req);
-    return claims.then((c) => bound(c, token, requirement, req));
+    const passed = isThenable(claims)
+      ? claims.then((c) => bound(c, token, requirement, req))
+      : bound(claims, token, requirement, req);
+    if (verifiedTokens === undefined || req === undefined) return passed;
+    if (!isThenable(passed)) return noteVerified(verifiedTokens, req, token, passed);
+    return passed.then((c) => noteVerified(verifiedTokens, req, token, c));
   }
 
   /** Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request; then `authorize`. */
@@ -203,6 +216,16 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
         throw failure;
       }
     },
+    verifiedToken: (req) => verifiedTokens?.get(req),
+    async reverify(token, req) {
+      try {
+        return await authorize(await verifier.verify(token), OPEN_ROUTE, req);
+      } catch (err) {
+        const failure = challenge(asTokenAuthError(err), req, OPEN_ROUTE);
+        this.report(failure, req);
+        throw failure;
+      }
+    },
     report(err, req) {
       debugRefusal(err, policy.mode);
       if (onError === undefined) return;
@@ -217,4 +240,15 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     },
   };
   return authenticator;
+}
+
+/** Record the token of a request that passed, and pass its claims on. */
+function noteVerified(
+  tokens: WeakMap<Request, string>,
+  req: Request,
+  token: string,
+  claims: VerifiedClaims,
+): VerifiedClaims {
+  tokens.set(req, token);
+  return claims;
 }

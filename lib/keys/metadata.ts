@@ -20,6 +20,8 @@ export interface DiscoveredMetadata {
   introspectionEndpoint: unknown;
   /** RFC 9701 §6 `introspection_signing_alg_values_supported` as published. */
   introspectionSigningAlgs: unknown;
+  /** RFC 8414 `token_endpoint` as published (checked where it is used: remote/exchange.ts). */
+  tokenEndpoint: unknown;
 }
 
 /** Why discovery failed: a short reason for logs (`TokenAuthError.reason`), and what to change; never for clients. */
@@ -147,5 +149,6 @@ export async function fetchMetadata(issuer: IssuerBase, request: MetadataRequest
     jwksUri,
     introspectionEndpoint: document.introspection_endpoint,
     introspectionSigningAlgs: document.introspection_signing_alg_values_supported,
+    tokenEndpoint: document.token_endpoint,
   };
 }

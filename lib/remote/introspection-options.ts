@@ -5,7 +5,7 @@ import { knownFields, type FieldList } from '../base/option-checks';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
-import { resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
+import { CLIENT_FIELDS, resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
 import type { IssuerBase } from '../keys/discovery-options';
 import { DEFAULT_MAX_INFLIGHT, resolveMaxInflight } from './inflight';
 import { checkRemoteUrl } from '../fetch/remote-url';
@@ -39,10 +39,7 @@ export interface ResolvedIntrospection {
 }
 
 const FIELDS: FieldList<IntrospectionOptions> = {
-  clientId: true,
-  clientSecret: true,
-  privateKey: true,
-  authMethod: true,
+  ...CLIENT_FIELDS,
   endpoint: true,
   timeout: true,
   breaker: true,
