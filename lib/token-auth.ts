@@ -96,7 +96,9 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     clock: resolved.clock,
     cache,
   });
-  const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
+  // The token alphabet: RFC 6750 b64token for a remote source, else compact JWS, padded where its keys say (AWS ALB).
+  const syntax = remote.kind === 'remote' ? 'b64token' : remote.segments === 'padded' ? 'padded-jws' : 'jws';
+  const auth = createAuthenticator(resolved, verifier, syntax);
   const scopeReader = resolved.claims.scopesOf;
 
   const tokenAuth: TokenAuth<C> = {

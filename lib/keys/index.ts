@@ -6,7 +6,14 @@ import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { Algorithm } from '../jose/algorithms';
 import { checkRemoteUrl } from '../fetch/remote-url';
-import type { JwksKeyOption, PublicKeyOption, ResolvedKeys, SecretKeyOption } from './options';
+import {
+  PRESET_KEYS,
+  type JwksKeyOption,
+  type PresetKeys,
+  type PublicKeyOption,
+  type ResolvedKeys,
+  type SecretKeyOption,
+} from './options';
 import { discoveryKeySource } from './discovery';
 import { resolveDiscoveryTimeout, resolveIssuerBaseURL, type IssuerBase } from './discovery-options';
 import { jwksKeySource } from './jwks';
@@ -30,7 +37,8 @@ const SECRET_FIELDS: FieldList<SecretKeyOption> = { secret: true };
 const PUBLIC_KEY_FIELDS: FieldList<PublicKeyOption> = { publicKey: true };
 const JWKS_FIELDS: FieldList<JwksKeyOption> = { jwksUri: true, cooldown: true, timeout: true };
 
-const DEFAULT_COOLDOWN = 30;
+/** Least time (seconds) between two key fetches of a source, unless its option says otherwise. */
+export const DEFAULT_COOLDOWN = 30;
 
 /** `key.timeout`: seconds, more than zero; 5 when absent. */
 export function keyTimeout(value: unknown): number {
@@ -43,6 +51,8 @@ export interface KeyOptionsInput {
   issuer?: unknown;
   issuerBaseURL?: unknown;
   discovery?: unknown;
+  /** The key source an edge preset brings (keys/options.ts). */
+  [PRESET_KEYS]?: unknown;
 }
 
 /** What resolving keys needs of the other options, already resolved. */
@@ -55,6 +65,7 @@ export interface KeyContext {
 export type KeyOptionRead =
   | { form: 'discovery'; issuers: readonly IssuerBase[]; timeout: number }
   | { form: 'resolver'; resolve: KeyResolver }
+  | { form: 'preset'; build: PresetKeys }
   | { form: 'secret' | 'publicKey' | 'jwksUri'; fields: Readonly<Record<string, unknown>> }
   | { form: 'upstream'; fields: Readonly<Record<string, unknown>> };
 
@@ -68,6 +79,14 @@ export function readKeyOption(
   upstreamFields: Readonly<Record<string, true>>,
   allowInsecureHttp: boolean,
 ): KeyOptionRead {
+  const preset = options[PRESET_KEYS];
+  if (typeof preset === 'function') {
+    // The preset's keys are the only ones its tokens are signed with: another key source beside them is a mix-up.
+    const other = options.key !== undefined ? 'key' : options.issuerBaseURL !== undefined ? 'issuerBaseURL' : undefined;
+    if (other !== undefined)
+      optionError(other, `option "${other}" does not apply: the edge preset brings the keys its proxy signs with`);
+    return { form: 'preset', build: preset as PresetKeys };
+  }
   const issuers = resolveIssuerBaseURL(options, allowInsecureHttp);
   const timeout = resolveDiscoveryTimeout(options);
   if (issuers !== undefined) return { form: 'discovery', issuers, timeout };
@@ -132,6 +151,9 @@ export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, 
       return { form: 'discovery', issuers: read.issuers, timeout: read.timeout, algorithms, allowInsecureHttp };
     case 'resolver':
       return { form: 'resolver', resolve: read.resolve, algorithms: resolverAlgorithms(algorithms) };
+    case 'preset':
+      refuseSecretAlgorithms(algorithms, 'an edge preset');
+      return { form: 'preset', build: read.build, algorithms };
     case 'secret':
       return { form: 'held', held: resolveSecret(read.fields.secret, algorithms) };
     case 'publicKey':
@@ -163,6 +185,8 @@ export function createKeySource(keys: ResolvedKeys, clock: () => number): Signin
       return jwksKeySource({ ...keys, clock });
     case 'discovery':
       return discoveryKeySource({ ...keys, cooldown: DEFAULT_COOLDOWN, clock });
+    case 'preset':
+      return keys.build({ clock, algorithms: keys.algorithms });
   }
 }
 
