@@ -164,6 +164,7 @@ describe('decodePaddedJws (AWS ALB: base64url segments padded with =)', () => {
       'signature-encoding',
     ],
     ['three = after one character', () => `${header}.${payload}.${signature.slice(0, -3)}A===`, 'signature-encoding'],
+    ['four = after a whole segment', () => `${header}====.${payload}.${signature}`, 'header-encoding'],
     [
       'an = inside a segment',
       () => `${header.slice(0, 4)}=${header.slice(5)}.${payload}.${signature}`,

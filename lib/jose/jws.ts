@@ -150,14 +150,14 @@ export function isPaddedJwsText(text: string): boolean {
 
 /**
  * A segment of the padded form without its padding, refused unless the padding is exactly what its length needs
- * (RFC 4648 §4: a multiple of four characters, one `=` after three, two after two, none after four) and the rest
- * is canonical base64url: one byte string has one spelling here too.
+ * (RFC 4648 §4: a multiple of four characters, so one `=` after 4n+3, two after 4n+2, none after 4n; never three)
+ * and the rest is canonical base64url: one byte string has one spelling here too.
  */
 function unpadded(segment: string, what: string): string {
   let end = segment.length;
   while (end > 0 && segment.charCodeAt(end - 1) === 61) end--;
   const padding = segment.length - end;
-  if (segment.length % 4 !== 0 || padding > 2 || padding !== (4 - (end % 4)) % 4) throw invalid(`${what}-encoding`);
+  if (segment.length % 4 !== 0 || padding > 2) throw invalid(`${what}-encoding`);
   const body = padding === 0 ? segment : segment.slice(0, end);
   if (body.includes('=') || !isCanonicalBase64url(body, 0, body.length)) throw invalid(`${what}-encoding`);
   return body;
