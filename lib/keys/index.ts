@@ -129,14 +129,14 @@ export function readKeyOption(
   return { form, fields: key };
 }
 
-/** HS* algorithms verify with a shared secret, which a JWKS never carries. */
-function refuseSecretAlgorithms(algorithms: readonly Algorithm[] | undefined, source: string): void {
-  if (algorithms?.some((alg) => alg.startsWith('HS'))) {
-    optionError(
-      'algorithms',
-      `option "algorithms" may not name an HS* algorithm with ${source} (a JWKS carries public keys only)`,
-    );
-  }
+/** HS* algorithms verify with a shared secret, which a fetched key source (a JWKS, a PEM) never carries. */
+function refuseSecretAlgorithms(
+  algorithms: readonly Algorithm[] | undefined,
+  source: string,
+  carries = 'a JWKS carries public keys only',
+): void {
+  if (algorithms?.some((alg) => alg.startsWith('HS')))
+    optionError('algorithms', `option "algorithms" may not name an HS* algorithm with ${source} (${carries})`);
 }
 
 /**
@@ -152,7 +152,7 @@ export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, 
     case 'resolver':
       return { form: 'resolver', resolve: read.resolve, algorithms: resolverAlgorithms(algorithms) };
     case 'preset':
-      refuseSecretAlgorithms(algorithms, 'an edge preset');
+      refuseSecretAlgorithms(algorithms, 'an edge preset', 'its proxy signs with a public key pair');
       return { form: 'preset', build: read.build, algorithms };
     case 'secret':
       return { form: 'held', held: resolveSecret(read.fields.secret, algorithms) };
