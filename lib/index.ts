@@ -1,9 +1,13 @@
 // The package's main entry: re-exports only. The pipeline is read from the folders (docs/architecture.md).
 import './http/express';
-export { createTokenAuth, type TokenAuth } from './token-auth';
+export {
+  createTokenAuth,
+  defaultRequireVerifiedUser as requireVerifiedUser,
+  defaultVerifyRouter as verifyRouter,
+  type TokenAuth,
+} from './token-auth';
 export type { RouteOptions } from './token/step-up';
 export type { ResourceOptions } from './config/resource';
-export { requireVerifiedUser, verifyRouter } from './default-auth';
 export { toProfile, type ProfileResult, type ProfileUser } from './token/profile';
 export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './http/router';
 export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode, type TokenFacts } from './base/errors';

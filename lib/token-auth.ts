@@ -1,5 +1,6 @@
 // The composition: createTokenAuth resolves the options room by room and wires the pipeline (keys → verifier →
-// authenticator → middleware). New capabilities are wired here, never branched inside the verifier.
+// authenticator → middleware), and the one instance it builds from TOKEN_* variables for the top-level factories.
+// New capabilities are wired here, never branched inside the verifier.
 import type { Request, RequestHandler } from 'express';
 import { createAuthenticator } from './http/authenticate';
 import { ResultCache, type CacheStats } from './verify/cache';
@@ -31,6 +32,7 @@ import type { ExchangeTarget } from './remote/exchange-target';
 import { isDiscoverySource } from './keys/discovery';
 import { actorsOf, type Actor } from './token/actors';
 import type { Authenticator } from './http/authenticate';
+import { fromVariable, optionsFromEnv } from './config/environment';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -118,7 +120,9 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     clock: resolved.clock,
     cache,
   });
-  const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
+  // The token alphabet: RFC 6750 b64token for a remote source, else compact JWS, padded where its keys say (AWS ALB).
+  const syntax = remote.kind === 'remote' ? 'b64token' : remote.segments === 'padded' ? 'padded-jws' : 'jws';
+  const auth = createAuthenticator(resolved, verifier, syntax);
   const readiness = createReadiness(introspected === undefined ? [keys] : [keys, introspected]);
   const exchanger =
     resolved.tokenExchange === undefined
@@ -249,3 +253,40 @@ async function exchangeVerified(
     throw failure;
   }
 }
+
+let defaultAuth: TokenAuth | undefined;
+
+/**
+ * The process-wide TokenAuth configured from TOKEN_* environment variables (config/environment.ts), built on first
+ * use (at app set-up) by the top-level `requireVerifiedUser` and `verifyRouter`: createTokenAuth over the
+ * environment's options, so it lives beside createTokenAuth.
+ */
+export function defaultTokenAuth(): TokenAuth {
+  if (defaultAuth === undefined) {
+    const options = optionsFromEnv(process.env);
+    try {
+      defaultAuth = createTokenAuth(options);
+    } catch (err) {
+      throw fromVariable(err);
+    }
+  }
+  return defaultAuth;
+}
+
+/** Forget the default TokenAuth (closing it), so that the next use reads the environment again. For tests. */
+export function resetDefaultTokenAuth(): void {
+  defaultAuth?.close();
+  defaultAuth = undefined;
+}
+
+/** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
+export const defaultRequireVerifiedUser: (scopes?: ScopeRequirementInput, options?: RouteOptions) => RequestHandler =
+  acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput, options?: RouteOptions) =>
+    defaultTokenAuth().requireVerifiedUser(scopes, options),
+  );
+
+/** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
+export const defaultVerifyRouter: (options?: VerifyRouterOptions) => RequestHandler = acceptUncalled(
+  'verifyRouter',
+  (options?: VerifyRouterOptions) => defaultTokenAuth().verifyRouter(options),
+);

@@ -6,7 +6,14 @@ import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { Algorithm } from '../jose/algorithms';
 import { checkRemoteUrl } from '../fetch/remote-url';
-import type { JwksKeyOption, PublicKeyOption, ResolvedKeys, SecretKeyOption } from './options';
+import {
+  PRESET_KEYS,
+  type JwksKeyOption,
+  type PresetKeys,
+  type PublicKeyOption,
+  type ResolvedKeys,
+  type SecretKeyOption,
+} from './options';
 import { discoveryKeySource } from './discovery';
 import {
   checkDiscoveryTenants,
@@ -36,7 +43,8 @@ const SECRET_FIELDS: FieldList<SecretKeyOption> = { secret: true };
 const PUBLIC_KEY_FIELDS: FieldList<PublicKeyOption> = { publicKey: true };
 const JWKS_FIELDS: FieldList<JwksKeyOption> = { jwksUri: true, cooldown: true, timeout: true };
 
-const DEFAULT_COOLDOWN = 30;
+/** Least time (seconds) between two key fetches of a source, unless its option says otherwise. */
+export const DEFAULT_COOLDOWN = 30;
 
 /** `key.timeout`: seconds, more than zero; 5 when absent. */
 export function keyTimeout(value: unknown): number {
@@ -49,6 +57,8 @@ export interface KeyOptionsInput {
   issuer?: unknown;
   issuerBaseURL?: unknown;
   discovery?: unknown;
+  /** The key source an edge preset brings (keys/options.ts). */
+  [PRESET_KEYS]?: unknown;
 }
 
 /** What resolving keys needs of the other options, already resolved. */
@@ -63,6 +73,7 @@ export interface KeyContext {
 export type KeyOptionRead =
   | { form: 'discovery'; issuers: readonly IssuerBase[]; timeout: number }
   | { form: 'resolver'; resolve: KeyResolver }
+  | { form: 'preset'; build: PresetKeys }
   | { form: 'secret' | 'publicKey' | 'jwksUri'; fields: Readonly<Record<string, unknown>> }
   | { form: 'upstream'; fields: Readonly<Record<string, unknown>> };
 
@@ -76,6 +87,14 @@ export function readKeyOption(
   upstreamFields: Readonly<Record<string, true>>,
   allowInsecureHttp: boolean,
 ): KeyOptionRead {
+  const preset = options[PRESET_KEYS];
+  if (typeof preset === 'function') {
+    // The preset's keys are the only ones its tokens are signed with: another key source beside them is a mix-up.
+    const other = options.key !== undefined ? 'key' : options.issuerBaseURL !== undefined ? 'issuerBaseURL' : undefined;
+    if (other !== undefined)
+      optionError(other, `option "${other}" does not apply: the edge preset brings the keys its proxy signs with`);
+    return { form: 'preset', build: preset as PresetKeys };
+  }
   const issuers = resolveIssuerBaseURL(options, allowInsecureHttp);
   const timeout = resolveDiscoveryTimeout(options);
   if (issuers !== undefined) return { form: 'discovery', issuers, timeout };
@@ -118,14 +137,14 @@ export function readKeyOption(
   return { form, fields: key };
 }
 
-/** HS* algorithms verify with a shared secret, which a JWKS never carries. */
-function refuseSecretAlgorithms(algorithms: readonly Algorithm[] | undefined, source: string): void {
-  if (algorithms?.some((alg) => alg.startsWith('HS'))) {
-    optionError(
-      'algorithms',
-      `option "algorithms" may not name an HS* algorithm with ${source} (a JWKS carries public keys only)`,
-    );
-  }
+/** HS* algorithms verify with a shared secret, which a fetched key source (a JWKS, a PEM) never carries. */
+function refuseSecretAlgorithms(
+  algorithms: readonly Algorithm[] | undefined,
+  source: string,
+  carries = 'a JWKS carries public keys only',
+): void {
+  if (algorithms?.some((alg) => alg.startsWith('HS')))
+    optionError('algorithms', `option "algorithms" may not name an HS* algorithm with ${source} (${carries})`);
 }
 
 /**
@@ -148,6 +167,9 @@ export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, 
       };
     case 'resolver':
       return { form: 'resolver', resolve: read.resolve, algorithms: resolverAlgorithms(algorithms) };
+    case 'preset':
+      refuseSecretAlgorithms(algorithms, 'an edge preset', 'its proxy signs with a public key pair');
+      return { form: 'preset', build: read.build, algorithms };
     case 'secret':
       return { form: 'held', held: resolveSecret(read.fields.secret, algorithms) };
     case 'publicKey':
@@ -179,6 +201,8 @@ export function createKeySource(keys: ResolvedKeys, clock: () => number): Signin
       return jwksKeySource({ ...keys, clock });
     case 'discovery':
       return discoveryKeySource({ ...keys, cooldown: DEFAULT_COOLDOWN, clock });
+    case 'preset':
+      return keys.build({ clock, algorithms: keys.algorithms });
   }
 }
 

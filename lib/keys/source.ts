@@ -56,6 +56,11 @@ export interface SigningKeySource {
   ready?(): Promise<void>;
   /** Sources that discover their issuers (`issuerBaseURL`): the issuer identifiers, as the servers name themselves. */
   discoveredIssuers?(): Promise<DiscoveredIssuers>;
+  /**
+   * `'padded'`: the tokens this source's keys verify write their segments base64url padded with `=` (AWS ALB), and
+   * are read so (jose/jws.ts `decodePaddedJws`); absent: strict compact JWS, as RFC 7515 writes it.
+   */
+  readonly segments?: 'padded';
 }
 
 /** The issuers a discovery source names, for a protected resource's `authorization_servers` (RFC 9728). */
