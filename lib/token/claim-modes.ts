@@ -38,15 +38,20 @@ export interface ModeClaims {
   'at+jwt': AccessTokenClaims;
 }
 
+/** The claims of the default mode: `'strict'` (Shape B), or `'jwt'` when `issuerBaseURL` (`D`) is given. */
+type DefaultClaims<D> = [D] extends [undefined] ? VerifiedClaims : JwtClaims;
+
 /**
  * The claims guaranteed by a `claims` option `M`; with `claims` left out, `'strict'` (Shape B) unless
  * `issuerBaseURL` (`D`) is given, which makes `'jwt'` the default. A union of modes gives the union of claims.
+ * `[M] extends [undefined]` comes first: without `strictNullChecks` (JavaScript with checkJs, TypeScript without
+ * `strict`) `undefined` passes `extends ClaimsMode`, which would type the default mode's claims as `unknown`.
  */
-export type ClaimsOf<M, D = undefined> = M extends ClaimsMode
-  ? ModeClaims[M]
-  : [D] extends [undefined]
-    ? VerifiedClaims
-    : JwtClaims;
+export type ClaimsOf<M, D = undefined> = [M] extends [undefined]
+  ? DefaultClaims<D>
+  : M extends ClaimsMode
+    ? ModeClaims[M]
+    : DefaultClaims<D>;
 
 /** `validateClaims`: the app's own rule on verified claims; `false` or a throw refuses the token. */
 export type ClaimsValidator<C = JwtClaims> = (claims: C, header: JwsHeader | undefined) => boolean | Promise<boolean>;
