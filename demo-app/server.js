@@ -147,9 +147,11 @@ async function startDemo({ port = Number(process.env.PORT ?? 3000), host, log = 
 module.exports = { createDemoApp, startDemo };
 
 if (require.main === module) {
-  // Ctrl-C ends through process.exit, so that the 'exit' handlers (the dev key file's removal) run.
+  // Ctrl-C (SIGINT) and a stop request (SIGTERM: kill, docker stop, systemd) end through process.exit, so that the
+  // 'exit' handlers run: the dev key file goes with the process, whichever way it is stopped.
   process.once('SIGINT', () => process.exit(130));
-  startDemo().catch((err) => {
+  process.once('SIGTERM', () => process.exit(143));
+  startDemo({ host: process.env.HOST || undefined }).catch((err) => {
     console.error(`demo: could not start: ${err.message}`);
     process.exitCode = 1;
   });
