@@ -24,7 +24,9 @@ const SECURITY_HEADERS = {
 /** Build the demo's Express app with a fresh dev signing key. `codeLifetimeMs` is for tests. */
 function createDemoApp({ codeLifetimeMs } = {}) {
   const issuer = createDevIssuer();
-  const auth = createTokenAuth(issuer.options);
+  const { dashboardRouter, countRouteRefusal } = require('./dashboard');
+  // onError: the dashboard counts a verified token that its route refused (403) as refused, not accepted.
+  const auth = createTokenAuth({ ...issuer.options, onError: countRouteRefusal });
   const app = express();
   app.disable('x-powered-by');
   app.use((_req, res, next) => {
@@ -36,7 +38,7 @@ function createDemoApp({ codeLifetimeMs } = {}) {
   app.get('/callback', (_req, res) => res.sendFile(path.join(PUBLIC, 'callback.html')));
   app.use(express.static(PUBLIC, { index: false }));
   require('./dpop').mountDpop(app); // the DPoP page: /dpop, /dpop/token, /dpop/api/me
-  app.use(require('./dashboard').dashboardRouter());
+  app.use(dashboardRouter());
 
   // Dev stand-in for the identity service's OAuth steps: GET /oauth/authorize → ?code=&state=, POST /oauth/token.
   app.use(devAuthorizationServer(issuer, { codeLifetimeMs }));
