@@ -18,6 +18,8 @@ export interface Described {
   readonly issuer: string;
   /** Where remote answers come from: `option "introspection" (…)`, or `option "key.upstream" (…)`. */
   readonly remote: string;
+  /** Where granted scopes are read: `from claim "scope", "scp" or "scopes" (option "scopeClaim")`. */
+  readonly scopes: string;
 }
 
 export type Hint = (c: Described, err: TokenAuthError) => string;
@@ -82,6 +84,13 @@ function remoteOf(options: ResolvedOptions, key: string): string {
   return `option "introspection" (${at})`;
 }
 
+function scopesOf(options: ResolvedOptions): string {
+  const claims = options.claims.scopeClaims;
+  return claims === undefined
+    ? 'by the option "scopeClaim" function'
+    : `from claim ${acceptedList(claims)} (option "scopeClaim")`;
+}
+
 /** What hints name of one TokenAuth's configuration. */
 export function describeConfiguration(options: ResolvedOptions): Described {
   const key = keyOption(options);
@@ -92,6 +101,7 @@ export function describeConfiguration(options: ResolvedOptions): Described {
     audience: audienceOf(options),
     issuer: issuerOf(options, key),
     remote: remoteOf(options, key),
+    scopes: scopesOf(options),
   };
 }
 

@@ -118,14 +118,8 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
   typ: typHint,
   validate: () => 'option "validateClaims" answered false or threw (err.cause holds what it threw)',
   revoked: () => 'the token is revoked: option "revocation" lists it, or option "isRevoked" answered true',
-  scope: (c, err) => {
-    const claims = c.options.claims.scopeClaims;
-    const from =
-      claims === undefined
-        ? 'by the option "scopeClaim" function'
-        : `from claim ${acceptedList(claims)} (option "scopeClaim")`;
-    return `expected scope ${quote(err.scope ?? '')} of the route (requireVerifiedUser's scopes), read ${from}`;
-  },
+  scope: (c, err) =>
+    `expected scope ${quote(err.scope ?? '')} of the route (requireVerifiedUser's scopes), read ${c.scopes}`,
   // App hooks and programming errors (500): the hook that threw is named; its error is err.cause.
   'getToken-threw': () => 'option "getToken" threw; err.cause holds what it threw',
   'isRevoked-threw': () => 'option "isRevoked" threw or rejected; err.cause holds what it threw',
