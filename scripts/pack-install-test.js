@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Install the package as a user would: `npm pack` in a clean copy of the repository (no dist/: the `prepare`
-// script must build it), install the tarball into a fresh app in a temporary folder, then use it there with
+// Install the package as a user would: `npm pack` in a clean copy of the repository (no dist/: the `prepack`
+// script must build it, and leaves `prepare` out of the shipped package.json: scripts/pack-manifest.js), install the tarball into a fresh app in a temporary folder, then use it there with
 // require (CommonJS), import (ESM) and from TypeScript (tsc --noEmit, strict, skipLibCheck off) under every
 // moduleResolution (node10, node16, bundler), with and without esModuleInterop, and against @types/node 20, 22,
 // 24 and the newest.
 'use strict';
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -61,10 +61,10 @@ check('package.json exports are the six entries and nothing more (the command is
     throw new Error('bin express-verified-user → ./dist/cli.js missing');
 });
 
-check("npm pack in a clean clone builds dist/ first (the prepare script), so the tarball's main exists", () => {
+check("npm pack in a clean clone builds dist/ first (the prepack script), so the tarball's main exists", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  if (!/\bnpm run build\b/.test(pkg.scripts?.prepare ?? ''))
-    throw new Error('package.json has no prepare script running the build');
+  if (!/\bnpm run build\b/.test(pkg.scripts?.prepack ?? ''))
+    throw new Error('package.json has no prepack script running the build');
   const main = pkg.main.replace(/^\.\//, '');
   if (!shipped.has(main)) throw new Error(`the tarball lacks ${main}, which "main" names (${shipped.size} files)`);
 });
@@ -136,7 +136,8 @@ fs.writeFileSync(
   path.join(app, 'package.json'),
   JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true }, null, 2),
 );
-run(
+// Its output is kept: a consumer's npm must print no install-scripts warning for this package (checked below).
+const installed = spawnSync(
   'npm',
   [
     'install',
@@ -149,8 +150,25 @@ run(
     `@types/express@${devVersion('@types/express')}`,
     `@types/node@${devVersion('@types/node')}`,
   ],
-  app,
+  { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
 );
+if (installed.status !== 0)
+  throw new Error(`npm install of the tarball failed:\n${installed.stdout}${installed.stderr}`);
+
+check('installing the tarball runs no script of this package: no install script ships, and npm warns of none', () => {
+  const shippedPkg = JSON.parse(fs.readFileSync(path.join(unpacked, 'package.json'), 'utf8'));
+  const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => shippedPkg.scripts?.[s]);
+  if (installScripts.length > 0) throw new Error(`the shipped package.json has ${installScripts.join(', ')}`);
+  const warned = `${installed.stdout}${installed.stderr}`
+    .split('\n')
+    .filter((line) => /install-scripts/.test(line) && line.includes(rootPkg.name));
+  if (warned.length > 0) throw new Error(`npm warned:\n${warned.join('\n')}`);
+  // The repository keeps `prepare` (npm ci builds), and npm pack gave the clean clone its package.json back.
+  if (!/\bnpm run build\b/.test(rootPkg.scripts?.prepare ?? '')) throw new Error('the repository lost its prepare');
+  const before = fs.readFileSync(path.join(root, 'package.json'), 'utf8');
+  if (fs.readFileSync(path.join(clone, 'package.json'), 'utf8') !== before)
+    throw new Error("npm pack left the clone's package.json changed");
+});
 
 const serverScenario = (importLines) => `${importLines}
 const issuer = await createTestIssuer({ alg: 'ES256' });

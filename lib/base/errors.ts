@@ -110,8 +110,14 @@ export class TokenAuthError extends Error {
   readonly maxAge: number | undefined;
   /** Facts of the token the failure is about, when it was decoded far enough (for logs; never the token). */
   facts: TokenFacts | undefined;
-  /** What to check or change, for logs and the NODE_DEBUG line (such as the accepted issuers); never sent. */
-  readonly hint: string | undefined;
+  /**
+   * What was expected and from which option (the accepted issuers or audiences, the algorithms the key allows, the
+   * claims mode that fits), for logs and the NODE_DEBUG line; never sent. A refusal's own room sets it when only it
+   * knows (what a key address answered); otherwise it is filled in from the configuration when the failure is
+   * reported (`onError`, `next(err)`, a rejected `verify`). Names and values of the configuration, and of the token
+   * at most its short header fields (`alg`, `typ`), quoted and cut as in a debug line; never the token.
+   */
+  hint: string | undefined;
 
   constructor(code: TokenAuthErrorCode, details: TokenAuthErrorDetails = {}) {
     super(details.message ?? MESSAGE[code], details.cause === undefined ? undefined : { cause: details.cause });

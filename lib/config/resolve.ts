@@ -4,6 +4,7 @@
 // from ResolvedOptions never throws an option error.
 import { parseDuration } from '../base/duration';
 import { optionError } from '../base/option-error';
+import { undefinedOptionMessage } from '../base/env-names';
 import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import { resolveClaimPolicy } from '../token/claim-modes';
@@ -69,7 +70,12 @@ function systemClock(): number {
   return Date.now() / 1000;
 }
 
-function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySet<string> | false {
+function acceptedValues(value: unknown, name: 'issuer' | 'audience', given = false): ReadonlySet<string> | false {
+  if (value === undefined && given)
+    optionError(
+      name,
+      undefinedOptionMessage(name, process.env, `pass false to leave the ${name} unchecked on purpose`),
+    );
   if (value === undefined) {
     const or = name === 'audience' ? ' unless "resource" is given' : '';
     optionError(name, `option "${name}" is required${or} (pass false to leave the ${name} unchecked on purpose)`);
@@ -86,8 +92,8 @@ function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySe
  * The issuer rule of `issuer` (with `key`): exact issuers, and templates (`{tenantid}`) that need `tenants`, which
  * applies to templates only (token/issuer.ts).
  */
-function resolveIssuer(value: unknown, tenants: TenantRule | undefined): IssuerRule | false {
-  const accepted = acceptedValues(value, 'issuer');
+function resolveIssuer(value: unknown, tenants: TenantRule | undefined, given: boolean): IssuerRule | false {
+  const accepted = acceptedValues(value, 'issuer', given);
   const issuers = accepted === false ? [] : [...accepted];
   if (accepted !== false) {
     const list = Array.isArray(value) ? (value as string[]) : [value as string];
@@ -101,13 +107,13 @@ function resolveIssuer(value: unknown, tenants: TenantRule | undefined): IssuerR
  * The audience rule: `audience` as given, or the resource's own rule when only `resource` is (an `audience` that
  * names the resource too keeps that rule for it).
  */
-function resolveAudience(value: unknown, resource: string | undefined): AudienceRule | false {
-  if (resource === undefined) return acceptedValues(value, 'audience');
+function resolveAudience(value: unknown, resource: string | undefined, given: boolean): AudienceRule | false {
+  if (resource === undefined) return acceptedValues(value, 'audience', given);
   if (value === undefined) return resourceAudience(resource);
   const accepted = acceptedValues(value, 'audience');
   if (accepted === false || !accepted.has(resource)) return accepted;
   const rule = resourceAudience(resource);
-  return { has: (aud) => accepted.has(aud) || rule.has(aud) };
+  return { has: (aud) => accepted.has(aud) || rule.has(aud), accepted: [...accepted] };
 }
 
 function optionalFunction<T>(value: T, name: string): T {
@@ -186,8 +192,8 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     source,
     rules: {
       // With discovery, the key source routes by `iss` and holds each token to its server's discovered issuer.
-      issuer: issuerBaseURL === undefined ? resolveIssuer(input.issuer, tenants) : false,
-      audience: resolveAudience(input.audience, resource?.resource),
+      issuer: issuerBaseURL === undefined ? resolveIssuer(input.issuer, tenants, 'issuer' in input) : false,
+      audience: resolveAudience(input.audience, resource?.resource, 'audience' in input),
       clockTolerance: optionalDuration(input.clockTolerance, 'clockTolerance') ?? 5,
       maxTokenAge: optionalDuration(input.maxTokenAge, 'maxTokenAge'),
       maxLifetime: optionalDuration(input.maxLifetime, 'maxLifetime'),

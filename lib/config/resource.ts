@@ -55,6 +55,7 @@ export function resourceAudience(resource: string): AudienceRule {
   const { origin, rest } = splitOrigin(resource);
   const lowerOrigin = asciiLowerCase(origin);
   return {
+    accepted: [resource],
     has(aud) {
       if (aud === resource) return true;
       if (aud.length !== resource.length || !aud.endsWith(rest)) return false;

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { alphabetFault, checkTokenSyntax, type TokenSyntax } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
 import { debugRefusal } from '../observe/debug';
+import { refusalHints } from '../config/refusal-hints';
 import { asTokenAuthError, TokenAuthError, withChallenge, type ChallengeContext } from '../base/errors';
 import type { ResolvedOptions } from '../config/options';
 import { checkRevocation, type RevocationList } from '../verify/revocation';
@@ -79,6 +80,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, clock, clockTolerance });
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
+  const explain = refusalHints(options);
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
   // Only an instance that exchanges tokens keeps each request's: the others pay nothing for it.
   const verifiedTokens = options.tokenExchange === undefined ? undefined : new WeakMap<Request, string>();
@@ -227,7 +229,9 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       }
     },
     report(err, req) {
-      debugRefusal(err, policy.mode);
+      // What was expected, and from which option, for onError and the debug line alike (never sent).
+      err.hint = explain(err);
+      debugRefusal(err);
       if (onError === undefined) return;
       try {
         onError(err, req);

@@ -134,6 +134,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     timeout: config.timeout,
     algorithms: config.algorithms,
     clock: config.clock,
+    named: `the jwks_uri in the metadata of issuerBaseURL ${JSON.stringify(issuer.base)}`,
     async locate(deadline) {
       const now = Date.now();
       const found = await refresh(metadata === undefined ? deadline : now + (deadline - now) / 2);

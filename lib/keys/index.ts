@@ -24,6 +24,7 @@ import {
 import type { TenantRule } from '../token/issuer';
 import { jwksKeySource } from './jwks';
 import { undefinedKeyFieldMessage } from './hints';
+import { undefinedOptionMessage } from '../base/env-names';
 import { checkJwksAddress } from './wrong-document';
 import {
   heldKeySource,
@@ -99,6 +100,9 @@ export function readKeyOption(
   const timeout = resolveDiscoveryTimeout(options);
   if (issuers !== undefined) return { form: 'discovery', issuers, timeout };
   const key = options.key;
+  // `issuerBaseURL: process.env.ISSUER_BASE_URL` with the variable unset: say so, rather than "key is required".
+  if (key === undefined && 'issuerBaseURL' in options)
+    optionError('issuerBaseURL', undefinedOptionMessage('issuerBaseURL', process.env, 'give key (and issuer) instead'));
   if (key === undefined)
     optionError(
       'key',

@@ -17,7 +17,7 @@ import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';
-import { metadataInsteadOfJwks } from './wrong-document';
+import { metadataInsteadOfJwks, notAKeySet, WrongDocumentError } from './wrong-document';
 
 /**
  * Algorithms accepted from a JWKS when the `algorithms` option is absent: every asymmetric one this package
@@ -61,6 +61,8 @@ export interface JwksSourceConfig {
    * Default: `url`.
    */
   locate?: (deadline: number) => Promise<URL>;
+  /** How hints name the key set's address: `'key.jwksUri'` (the default), or where discovery found it. */
+  named?: string;
 }
 
 /**
@@ -105,6 +107,8 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   return { kid, alg, key, identity, withdrawn: false };
 }
 
+const NOT_JSON = 'JWKS is not JSON';
+
 /**
  * The usable keys among the first MAX_JWKS_KEYS entries of a JWKS document; throws (a plain Error, for logs)
  * unless it is JSON `{ "keys": [...] }`.
@@ -114,7 +118,7 @@ export function parseJwks(text: string): JwksKey[] {
   try {
     document = JSON.parse(text);
   } catch {
-    throw new Error('JWKS is not JSON');
+    throw new Error(NOT_JSON);
   }
   if (!isObject(document) || !Array.isArray(document.keys))
     throw metadataInsteadOfJwks(document) ?? new Error('JWKS is not an object with a "keys" array');
@@ -163,10 +167,20 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
       maxBytes: MAX_JWKS_BYTES,
       signal: closing.signal,
     });
-    if (answer.status !== 200) throw new Error(`JWKS answered ${answer.status}`);
-    const usable = parseJwks(answer.text);
+    const refused = (answered: string) =>
+      notAKeySet(config.named ?? 'key.jwksUri', new URL(target), answered, answer.headers.get('content-type'));
+    if (answer.status !== 200) throw refused(`HTTP ${answer.status}`);
+    let usable: JwksKey[];
+    try {
+      usable = parseJwks(answer.text);
+    } catch (err) {
+      if (err instanceof WrongDocumentError) throw err;
+      throw refused(
+        (err as Error).message === NOT_JSON ? 'a document that is not JSON' : 'JSON without a "keys" array',
+      );
+    }
     // A set with nothing usable is a broken publication, not a revocation of every key: keep what we know.
-    if (usable.length === 0) throw new Error('JWKS holds no usable signing key');
+    if (usable.length === 0) throw refused('a key set with no usable signing key');
     return usable;
   }
 

@@ -77,6 +77,23 @@ export function metadataInsteadOfJwks(document: unknown): WrongDocumentError | u
   );
 }
 
+/**
+ * A key set address that answered something other than a usable JWKS (a 404, an HTML page, JSON without `keys`):
+ * reason `jwks-fetch`, and a hint saying which address (`named`: the option it comes from) answered what, and what
+ * was expected; when the address reads as an issuer's base URL rather than a key set's, to give it as issuerBaseURL.
+ */
+export function notAKeySet(named: string, url: URL, answered: string, contentType: string | null): WrongDocumentError {
+  const type = contentType === null || contentType === '' ? '' : ` (content-type ${quoted(contentType)})`;
+  const base =
+    named === 'key.jwksUri' && !looksLikeJwksPath(url)
+      ? `; ${quoted(url.href)} reads as an issuer's base URL: give it as issuerBaseURL (discovery finds its key set), or key.jwksUri: its metadata's jwks_uri`
+      : '';
+  return new WrongDocumentError(
+    'jwks-fetch',
+    `${named} (${url.href}) answered ${answered}${type}, not a JWKS: expected JSON { "keys": [...] } with a signing key${base}`,
+  );
+}
+
 /** A metadata fetch answered with a JWKS: the error to fail with, or undefined for any other document. */
 export function jwksInsteadOfMetadata(document: unknown): WrongDocumentError | undefined {
   if (!isObject(document) || !Array.isArray(document.keys) || typeof document.issuer === 'string') return undefined;

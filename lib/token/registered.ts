@@ -18,6 +18,8 @@ export interface RegisteredClaimRules {
 /** Which `aud` values a TokenAuth accepts: a set of exact strings, or a rule such as a resource's (RFC 8707). */
 export interface AudienceRule {
   has(aud: string): boolean;
+  /** The values the options named (`audience`, `resource`), for the hint of an `aud` refusal; a Set names its own. */
+  readonly accepted?: readonly string[];
 }
 
 /** The time facts of a token that decide, at any later moment, whether it still holds. */
