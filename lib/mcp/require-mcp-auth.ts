@@ -105,11 +105,15 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
       });
     if (called.kind === 'bad-name') throw new TokenAuthError('invalid_request', { reason: 'mcp-name-encoding' });
     if (called.kind === 'every') return everything;
-    const needed = called.calls.filter((call) => gateScopes(gates, call) !== undefined);
-    if (needed.length === 0) return endpoint;
-    if (needed.length === 1)
-      return single.get(needed[0].gate)?.get(callKey(needed[0].gate, needed[0].key)) as RouteRequirement;
-    return requirementWith(needed.flatMap((call) => gateScopes(gates, call) ?? []));
+    // The gated requirements the calls reach, each once: a call named in the headers and the body is one call.
+    const needed = new Set<RouteRequirement>();
+    for (const call of called.calls) {
+      const made = single.get(call.gate)?.get(callKey(call.gate, call.key));
+      if (made !== undefined) needed.add(made);
+    }
+    if (needed.size === 0) return endpoint;
+    if (needed.size === 1) return needed.values().next().value as RouteRequirement;
+    return requirementWith(called.calls.flatMap((call) => gateScopes(gates, call) ?? []));
   }
 
   return guard.middleware(pick, (req, { claims, token }) => {
