@@ -44,12 +44,18 @@ export function shown(value: string): string {
   return out;
 }
 
-/** An address check may fetch: https, or http on loopback (RFC 9728 §3, RFC 8414 §2 ask for https). */
-export function fetchableUrl(value: unknown): URL | undefined {
+/**
+ * An address a probed server may send check to: https, or http on loopback (RFC 9728 §3, RFC 8414 §2 ask for
+ * https); and a loopback address only when the probed resource is on loopback itself, so that a remote server
+ * cannot point check at the services of the machine it runs on.
+ */
+export function fetchableUrl(value: unknown, target: URL): URL | undefined {
   if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
   const url = new URL(value);
   if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url;
+  const loopback = isLoopbackHost(url.hostname);
+  if (loopback && !isLoopbackHost(target.hostname)) return undefined;
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url;
   return undefined;
 }
 

@@ -110,7 +110,7 @@ function boundedSender(deadline: number, signal: AbortSignal) {
 }
 
 /** The 401 without a token and its challenge; answers the metadata URL the challenge names, if one can be fetched. */
-function checkChallenge(run: CheckRun, answer: ProbeAnswer): URL | undefined {
+function checkChallenge(run: CheckRun, answer: ProbeAnswer, target: URL): URL | undefined {
   const status = typeof answer === 'string' ? answer : String(answer.status);
   run.report(status === '401' ? 'PASS' : 'FAIL', `POST without a token: ${status}`, REFS.unauthenticated);
   const field = typeof answer === 'string' ? null : answer.headers.get('www-authenticate');
@@ -134,10 +134,14 @@ function checkChallenge(run: CheckRun, answer: ProbeAnswer): URL | undefined {
   if (error === undefined) run.report('PASS', 'no error code without a token', REFS.noError);
   else run.report('FAIL', `error="${shown(error)}" although no token was sent`, REFS.noError);
   const metadata = challenge.params.get('resource_metadata');
-  const named = fetchableUrl(metadata);
+  const named = fetchableUrl(metadata, target);
   if (metadata === undefined) run.report('FAIL', 'resource_metadata: absent from the challenge', REFS.resourceMetadata);
   else if (named === undefined)
-    run.report('FAIL', `resource_metadata: "${shown(metadata)}" is no https URL`, REFS.resourceMetadata);
+    run.report(
+      'FAIL',
+      `resource_metadata: "${shown(metadata)}" is no https URL check may follow`,
+      REFS.resourceMetadata,
+    );
   else run.report('PASS', `resource_metadata: ${named.href}`, REFS.resourceMetadata);
   const scope = challenge.params.get('scope');
   if (scope === undefined) run.report('WARN', 'scope: absent (clients then ask for scopes_supported)', REFS.scope);
@@ -182,17 +186,25 @@ async function checkDocuments(
 }
 
 /** `authorization_servers` of the accepted document, and each one's metadata (at most a handful). */
-async function checkAuthorizationServers(run: CheckRun, document: Record<string, unknown> | undefined): Promise<void> {
+async function checkAuthorizationServers(
+  run: CheckRun,
+  target: URL,
+  document: Record<string, unknown> | undefined,
+): Promise<void> {
   if (document === undefined) {
     run.report('FAIL', 'authorization_servers: no metadata document describes this resource', REFS.servers);
     return;
   }
   const listed = document.authorization_servers;
   const issuers = Array.isArray(listed)
-    ? listed.filter((entry): entry is string => fetchableUrl(entry) !== undefined)
+    ? listed.filter((entry): entry is string => fetchableUrl(entry, target) !== undefined)
     : [];
   if (!Array.isArray(listed) || listed.length === 0 || issuers.length < listed.length) {
-    run.report('FAIL', 'authorization_servers: not a non-empty list of https issuer URLs', REFS.servers);
+    run.report(
+      'FAIL',
+      'authorization_servers: not a non-empty list of https issuer URLs check may follow',
+      REFS.servers,
+    );
     return;
   }
   const checked = issuers.slice(0, CHECK_LIMITS.maxAuthorizationServers);
@@ -243,8 +255,8 @@ export async function runCheck(request: CheckRequest, write: (line: CheckLine) =
       INITIALIZE,
     );
   try {
-    const named = checkChallenge(run, await post());
-    await checkAuthorizationServers(run, await checkDocuments(run, target, request.url, named));
+    const named = checkChallenge(run, await post(), target);
+    await checkAuthorizationServers(run, target, await checkDocuments(run, target, request.url, named));
     if (request.token !== undefined) checkRefusal(run, await post({ Authorization: `Bearer ${request.token}` }));
   } finally {
     controller.abort();
