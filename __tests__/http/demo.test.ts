@@ -351,7 +351,7 @@ describe('startDemo', () => {
       expect(args).toContain(demo.keyFile);
       keyFile = demo.keyFile;
       expect(statSync(keyFile).mode & 0o077).toBe(0);
-      const minted = runCli(args, {});
+      const minted = await runCli(args, {});
       expect(minted.code).toBe(0);
       const res = await request(demo.url.slice(0, -1))
         .get('/api/me')
