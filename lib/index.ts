@@ -26,6 +26,7 @@ export type {
   UpstreamKeyOption,
   IntrospectionOptions,
   IntrospectMode,
+  SignedIntrospection,
   ClientAuthMethod,
 } from './config/options';
 export type { Duration } from './base/duration';
