@@ -127,8 +127,8 @@ export function readJsonAnswer(text: string): unknown {
 
 /**
  * `token_type` values of an access token (RFC 7662 §2.2 names RFC 6749 §7.1's types, case-insensitive: `Bearer`,
- * RFC 9449's `DPoP`; RFC 8693 §3's `access_token` identifier and `N_A`). A refresh token's or an ID token's answer
- * is no access token's.
+ * RFC 9449's `DPoP`; RFC 8693's `N_A` (§2.2.1) and `access_token` identifier (§3)). A refresh token's or an ID
+ * token's answer is no access token's.
  */
 const ACCESS_TOKEN_TYPES = new Set([
   'bearer',

@@ -45,9 +45,9 @@ function endpointOf(settings: ResolvedIntrospection, metadata: DiscoveredMetadat
 }
 
 /**
- * The Accept header of `introspection.signed`: RFC 9701 §4 asks for a JWT with its media type, only when the
- * metadata lists `introspection_signing_alg_values_supported` (§6) for `'preferred'`, and plain JSON is welcome too
- * then; always and alone for `'required'`; never for `false`.
+ * The Accept header of `introspection.signed`: RFC 9701 asks for a JWT with its media type; for `'preferred'` only
+ * when the metadata lists `introspection_signing_alg_values_supported`, plain JSON welcome too; always and alone for
+ * `'required'`; never for `false`.
  */
 function acceptOf(signed: ResolvedIntrospection['signed'], metadata: DiscoveredMetadata): string {
   if (signed === 'required') return INTROSPECTION_JWT_MEDIA_TYPE;
