@@ -94,7 +94,7 @@ export class CircuitBreaker {
   /**
    * Run `call` unless the breaker refuses it. `isOutage(err)` tells which failures count against the remote (a
    * timeout, a 5xx) and which are answers (a 401 about a token: the remote is up). `demanded(err)`, when given,
-   * is the wait in seconds the remote asked for with that failure (a 429 or 503 with `Retry-After`). Such a failure
+   * is the wait in seconds the remote asked for with that failure (a 503 with `Retry-After`). Such a failure
    * counts once, like any outage: one answer (perhaps about one abusive client) never opens the breaker for
    * everyone. When the breaker opens, or a failure finds it open, it stays open until the end of the longest wait
    * the failures of that run asked for (or the cooldown, if longer), lets no probe through before, and tells every

@@ -148,15 +148,21 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
         });
       return { payload: readAnswer(readJsonAnswer(answer.text), signer), size: answer.bytes };
     }
-    const context = { issuer: signer, audiences: settings.audiences, keys: server, now: clock(), window };
-    const signed = await readSignedAnswer(answer.text, { ...context, clockTolerance: config.clockTolerance }).catch(
-      (err: unknown) => {
-        // The AS's keys out of reach is an outage; any other refusal of the answer is not.
-        throw err instanceof TokenAuthError && err.reason?.startsWith('introspection-jwt-') !== true
-          ? countAsOutage(err)
-          : err;
-      },
-    );
+    const { clockTolerance } = config;
+    const context = {
+      issuer: signer,
+      audiences: settings.audiences,
+      keys: server,
+      now: clock(),
+      clockTolerance,
+      window,
+    };
+    const signed = await readSignedAnswer(answer.text, context).catch((err: unknown) => {
+      // The AS's keys out of reach is an outage; any other refusal of the answer is not.
+      throw err instanceof TokenAuthError && err.reason?.startsWith('introspection-jwt-') !== true
+        ? countAsOutage(err)
+        : err;
+    });
     const payload = readAnswer(signed.answer, signer);
     const until = signed.iat + window;
     return memory.claim(digestOf(answer.text.trim()), digestOf(token), until, clock())
