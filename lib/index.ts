@@ -30,6 +30,7 @@ export type {
   UpstreamKeyOption,
   IntrospectionOptions,
   IntrospectMode,
+  SignedIntrospection,
   ClientAuthMethod,
   TokenExchangeOptions,
   ExchangeCacheOptions,

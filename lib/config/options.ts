@@ -25,7 +25,7 @@ export type { UpstreamKeyOption } from '../remote/upstream';
 
 /** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
 export type KeyOption = SigningKeyOption | UpstreamKeyOption;
-export type { IntrospectionOptions, IntrospectMode } from '../remote/introspection-options';
+export type { IntrospectionOptions, IntrospectMode, SignedIntrospection } from '../remote/introspection-options';
 export type { ClientAuthMethod } from '../remote/client-auth';
 export type { TokenExchangeOptions, ExchangeCacheOptions } from '../remote/exchange-options';
 
