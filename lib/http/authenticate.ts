@@ -69,7 +69,13 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const revocationFailed = hookFailed('isRevoked-threw');
   const { clock } = options;
   const { clockTolerance } = options.rules;
-  const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, clock, clockTolerance });
+  const sender = createSenderConstraint({
+    dpop: options.dpop,
+    mtls: options.mtls,
+    clock,
+    clockTolerance,
+    resource: options.resource?.resource,
+  });
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
