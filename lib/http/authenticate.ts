@@ -79,6 +79,12 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
+  // A replay store that is not the revocation store too (which reports already) reports through onError itself.
+  const replay = options.dpop?.replay;
+  const unwatch =
+    replay === undefined || (replay as object) === options.revocation
+      ? undefined
+      : replay.watch?.((err) => authenticator.report(err, undefined));
 
   /**
    * The route's demands, last step of `authorize`; a function, not a closure made per request. The user's
@@ -220,6 +226,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     },
     close() {
       revocationList?.unfollow();
+      unwatch?.();
     },
   };
   return authenticator;
