@@ -112,7 +112,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     requirement: RouteRequirement,
     req: Request | undefined,
   ): MaybePromise<VerifiedClaims> {
-    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock());
+    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock(), clockTolerance);
     if (isRevoked === undefined) return scopesMet(claims, requirement);
     let revoked: MaybePromise<boolean>;
     try {

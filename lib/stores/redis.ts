@@ -5,7 +5,7 @@ import { optionError } from '../base/option-error';
 import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { ReplayStore } from '../dpop/replay';
-import type { RevocationStore } from '../verify/revocation';
+import { REVOCATION_GRACE, type RevocationStore } from '../verify/revocation';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { VerdictClaim, VerdictLockStore } from '../verify/single-flight';
 import { boundedCommands, luaScript } from './bounded-commands';
@@ -131,10 +131,11 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
 
     async revoke(target: RevocableClaims | string, maybeExp?: number) {
       const { jti, exp } = revocationOf(target, maybeExp);
-      const t = Math.floor(now());
-      if (!(exp > t)) return; // already expired: nothing left to refuse
+      // Expired longer ago than any clockTolerance covers: nothing left to refuse.
+      const horizon = Math.floor(now()) - REVOCATION_GRACE;
+      if (!(exp > horizon)) return;
       try {
-        await commands.script(REVOKE_SCRIPT, [listKey], [String(t), listKey, ...revocationArgs([[jti, exp]])]);
+        await commands.script(REVOKE_SCRIPT, [listKey], [String(horizon), listKey, ...revocationArgs([[jti, exp]])]);
       } catch (err) {
         // The list changes on success only: a command that runs later publishes, and every instance notes it then.
         throw revokeFailed(err);

@@ -2,7 +2,7 @@
 // every (re)connect of its pub/sub connection, and kept current by pub/sub; and what a load tells of Redis: a list
 // that lost revocations this instance holds, an eviction policy that can drop it.
 import { TokenAuthError } from '../base/errors';
-import type { RevocationList, RevocationStats } from '../verify/revocation';
+import { REVOCATION_GRACE, type RevocationList, type RevocationStats } from '../verify/revocation';
 import { boundedCommands, luaScript, type BoundedCommands } from './bounded-commands';
 import type { OwnConnection, RedisConnection, Subscriber } from './redis-client';
 import { REVOKE_SCRIPT, revocationArgs } from './revoke';
@@ -90,8 +90,10 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
   const report = (err: TokenAuthError) => {
     if (!closed) for (const follower of followers) follower(err);
   };
+  /** Seconds before which an entry's `exp` leaves: a token is accepted up to its `exp` + `clockTolerance`. */
+  const horizon = () => Math.floor(now()) - REVOCATION_GRACE;
   const note = (jti: string, exp: number) => {
-    if (!(exp > now())) return;
+    if (!(exp > horizon())) return;
     const held = revoked.get(jti);
     if (held === undefined || held < exp) revoked.set(jti, exp);
   };
@@ -138,7 +140,7 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
     const commands = ownCommands();
     for (let i = 0; i < missing.length; i += WRITE_BACK_BATCH) {
       const args = revocationArgs(missing.slice(i, i + WRITE_BACK_BATCH));
-      commands.script(REVOKE_SCRIPT, [listKey], [String(Math.floor(now())), listKey, ...args]).catch(() => undefined);
+      commands.script(REVOKE_SCRIPT, [listKey], [String(horizon()), listKey, ...args]).catch(() => undefined);
     }
   }
 
@@ -157,7 +159,7 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
     try {
       await subscriber?.subscribe();
       before = [...revoked];
-      reply = await ownCommands().script(LOAD, [listKey], [String(Math.floor(now()))]);
+      reply = await ownCommands().script(LOAD, [listKey], [String(horizon())]);
     } catch {
       if (attempt !== generation || closed) return;
       outage();
@@ -194,17 +196,17 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
   }
 
   function sweep(): void {
-    const t = now();
+    const t = horizon();
     let dropped = false;
     for (const [jti, exp] of revoked) {
       if (exp > t) continue;
       revoked.delete(jti);
       dropped = true;
     }
-    // The set has no expiry: what has expired here leaves Redis too (a write no request waits for).
+    // The set has no expiry: what has left here leaves Redis too (a write no request waits for).
     if (dropped)
       ownCommands()
-        .run(['ZREMRANGEBYSCORE', listKey, '-inf', String(Math.floor(t))])
+        .run(['ZREMRANGEBYSCORE', listKey, '-inf', String(t)])
         .catch(() => undefined);
   }
 
@@ -240,7 +242,7 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
       return exp !== undefined && exp > at;
     },
     stats(): RevocationStats {
-      const t = now();
+      const t = horizon();
       for (const [jti, exp] of revoked) if (!(exp > t)) revoked.delete(jti);
       return { loaded, available, size: revoked.size };
     },
