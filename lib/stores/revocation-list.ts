@@ -57,7 +57,7 @@ return string.match(memory, 'maxmemory_policy:([%w%-]+)') or ''`,
 const SWEEP_MS = 5000;
 /** Wait between two tries to load the list while it cannot be loaded. */
 const RETRY_MS = 250;
-/** Wait between two loads while Redis cannot vouch for the list (it evicted keys under an `allkeys-*` policy). */
+/** Wait before loading again after Redis lost revocations, or while it cannot vouch for the list (allkeys-*). */
 const RECHECK_MS = 5000;
 /** An entry this long before its `exp` must be in Redis: clocks of a fleet may disagree by less. */
 const LIVE_MARGIN = 10;
@@ -178,6 +178,7 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
     const missing = before.filter(([jti, exp]) => exp > soon && !inRedis.has(jti));
     if (missing.length > 0) {
       lost(`${missing.length} revocations this instance holds are gone from Redis; written back`, missing);
+      later(RECHECK_MS); // written back behind this load, on the same connection: the next load finds them
       return;
     }
     // Under allkeys-* Redis may have evicted the list whole, and an empty answer proves nothing: not loaded.
