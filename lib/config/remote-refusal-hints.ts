@@ -97,6 +97,10 @@ export const REMOTE_HINTS: Readonly<Record<string, Hint>> = {
     'the shared revocation list of option "revocation" has not loaded yet: it answers once Redis does',
   'store-unavailable': storeHint,
   'store-busy': storeHint,
+  'store-eviction-policy': () =>
+    'the Redis of option "revocation" (or "dpop.replay") evicts keys under memory pressure: set maxmemory-policy noeviction (docs/fleet.md)',
+  'revocation-set-missing': () =>
+    'the revocation list of option "revocation" vanished from Redis (evicted or flushed): this instance keeps and writes back the revocations it holds (docs/fleet.md)',
   'revoke-outcome-unknown': () =>
     'store.revoke() of option "revocation" could not confirm the write: retry, revoking is idempotent',
   'introspection-inactive': (c) =>

@@ -77,13 +77,25 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const revocationFailed = hookFailed('isRevoked-threw');
   const { clock } = options;
   const { clockTolerance } = options.rules;
-  const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, clock, clockTolerance });
+  const sender = createSenderConstraint({
+    dpop: options.dpop,
+    mtls: options.mtls,
+    clock,
+    clockTolerance,
+    resource: options.resource?.resource,
+  });
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
   const explain = refusalHints(options);
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
   // Only an instance that exchanges tokens keeps each request's: the others pay nothing for it.
   const verifiedTokens = options.tokenExchange === undefined ? undefined : new WeakMap<Request, string>();
+  // A replay store that is not the revocation store too (which reports already) reports through onError itself.
+  const replay = options.dpop?.replay;
+  const unwatch =
+    replay === undefined || (replay as object) === options.revocation
+      ? undefined
+      : replay.watch?.((err) => authenticator.report(err, undefined));
 
   /**
    * The route's demands, last step of `authorize`; a function, not a closure made per request. The user's
@@ -111,7 +123,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     requirement: RouteRequirement,
     req: Request | undefined,
   ): MaybePromise<VerifiedClaims> {
-    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock());
+    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock(), clockTolerance);
     if (isRevoked === undefined) return scopesMet(claims, requirement);
     let revoked: MaybePromise<boolean>;
     try {
@@ -241,6 +253,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     },
     close() {
       revocationList?.unfollow();
+      unwatch?.();
     },
   };
   return authenticator;
