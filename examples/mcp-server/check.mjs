@@ -27,8 +27,9 @@ const lines = createInterface({ input: as.stdout })[Symbol.asyncIterator]();
 let server;
 let code = 1;
 try {
-  const { issuer, serviceClient } = JSON.parse((await lines.next()).value);
-  server = await startServer({ issuer });
+  const { issuer, serviceClient, exchangeSecret } = JSON.parse((await lines.next()).value);
+  // The same server as run.mjs (its `builds` tool exchanges tokens; check calls no tool, so no downstream API).
+  server = await startServer({ issuer, exchange: { clientId: 'mcp-exchange', clientSecret: exchangeSecret } });
   const url = `${server.origin}/mcp`;
   // A real token of the same authorization server, for another resource: RFC 8707 says this server must refuse it.
   const answer = await fetch(`${issuer}/token`, {
