@@ -307,7 +307,12 @@ async function main() {
   process.send({ rounds: ROUNDS, seconds: SECONDS, results });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+// bench/instructions.js builds the same scenarios, requests and runner to count instructions under callgrind.
+module.exports = { SCENARIOS, request, runner };
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  });
+}
