@@ -2,8 +2,8 @@
 // must never change an answer.
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { type JwsHeader, isJwsText, jwsSignedEnd, normalizeTyp, readJsonSegment } from '../../lib/jose/jws';
-import { AUDIENCE, b64, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { decodeJws, type JwsHeader, isJwsText, jwsSignedEnd, normalizeTyp, readJsonSegment } from '../../lib/jose/jws';
+import { AUDIENCE, b64, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
 import { TokenAuthError } from '../../lib/base/errors';
 
@@ -114,6 +114,56 @@ describe('readJsonSegment', () => {
       }),
     ).toThrow(reason);
     expect(seen).toEqual([reason]);
+  });
+});
+
+describe('decodeJws: the alphabet, checked as each segment is decoded', () => {
+  const claims = shapeB(NOW);
+  const good = sign(claims);
+  const [header, payload, signature] = good.split('.');
+  // {"a":">>>","b":"???"} in base64url holds a - and a _, which Buffer's decoder also reads from + and /.
+  const respellable = b64('{"a":">>>","b":"???"}');
+
+  it('decodes a token of base64url characters and two dots', () => {
+    expect(decodeJws(good).payload).toEqual(claims);
+    expect(decodeJws(`${header}.${respellable}.${signature}`).payload).toEqual({ a: '>>>', b: '???' });
+  });
+
+  it.each([
+    ['+ for - in the payload', () => `${header}.${respellable.replace('-', '+')}.${signature}`],
+    ['/ for _ in the payload', () => `${header}.${respellable.replace('_', '/')}.${signature}`],
+    [
+      'a character Buffer skips, in the payload',
+      () => `${header}.${payload.slice(0, 8)}~${payload.slice(8)}.${signature}`,
+    ],
+    ['padding after the payload', () => `${header}.${payload}==.${signature}`],
+    ['a space in the header already seen', () => `${header.slice(0, 4)} ${header.slice(4)}.${payload}.${signature}`],
+    ['a non-ASCII character in the signature', () => `${header}.${payload}.${signature}é`],
+    ['= after the signature', () => `${header}.${payload}.${signature}=`],
+  ])('refuses %s as syntax, whatever else is wrong with it', (_case, make) => {
+    decodeJws(good); // the header memo now holds this header
+    const bad = make();
+    expect(isJwsText(bad)).toBe(false);
+    expect(reasonOf(() => decodeJws(bad))).toBe('syntax');
+  });
+
+  it('refuses an RS256 signature respelt with + or /, which Buffer and node:crypto decode to the same bytes', () => {
+    const { privateKey } = rsaKeys();
+    const rs = sign(shapeB(NOW), privateKey, 'RS256');
+    const sig = rs.slice(rs.lastIndexOf('.') + 1);
+    const at = sig.search(/[-_]/); // one of 64 values twice, in 342 random characters: all but certain
+    const respelt = `${rs.slice(0, rs.lastIndexOf('.') + 1)}${sig.slice(0, at)}${sig[at] === '-' ? '+' : '/'}${sig.slice(at + 1)}`;
+    expect(Buffer.from(respelt.slice(respelt.lastIndexOf('.') + 1), 'base64url')).toEqual(
+      Buffer.from(sig, 'base64url'),
+    );
+    expect(reasonOf(() => decodeJws(respelt))).toBe('syntax');
+  });
+
+  it('refuses a payload whose unused low bits are set (non-canonical) with payload-encoding', () => {
+    const canonical = b64({ a: 1 }); // 'eyJhIjoxfQ': 10 characters, the last one's low four bits unused
+    const changed = `${canonical.slice(0, -1)}R`; // 'Q' + 1: a low bit set, the same bytes to Buffer
+    expect(Buffer.from(changed, 'base64url')).toEqual(Buffer.from(canonical, 'base64url'));
+    expect(reasonOf(() => decodeJws(`${header}.${changed}.${signature}`))).toBe('payload-encoding');
   });
 });
 
