@@ -1,15 +1,16 @@
 'use strict';
 // Instructions per request under callgrind: a count that does not move with the machine's load, for decisions on
 // a shared machine where CPU time drifts by a few percent between windows. The scenarios, requests and runner are
-// bench/cpu.js's own, interleaved in one process as there. Each window of `n` requests is bracketed by calls to
-// process.cpuUsage(), and callgrind dumps its counters at each (`--dump-before=uv_getrusage`), so every window's
-// instructions land in a file of their own; the figure is the median over rounds of a window's count divided by
-// `n`. Node runs single-threaded (callgrind counts every thread, and background compiles and GC would land in
-// whichever window they overlap) with fixed seeds. Cold scenarios use a distinct token for every request, warm-up
-// included; hot ones one token throughout.
+// bench/cpu.js's own; each scenario runs in a process of its own under valgrind: a warm-up, then `rounds` windows of
+// `n` requests, each window bracketed by calls to process.cpuUsage(), at which callgrind dumps its counters
+// (`--dump-before=uv_getrusage`), so every window's instructions land in a file of their own. The figure is the
+// mean over windows of a window's count divided by `n` (garbage collection included, as it falls). Node runs
+// single-threaded (callgrind counts every thread: background compiles and GC would land in whichever window they
+// overlap) with fixed seeds, so a run repeats its counts. Cold scenarios use a distinct token for every request,
+// warm-up included (keep WARM + n × rounds within the pool of 20 000); hot ones one token throughout.
 //   node bench/instructions.js <dist> [algs] [scenarios] [requests per window] [rounds]
 // With BENCH_BASELINE_DIST set, the `ours-*@base` scenarios run on that build (as in bench/cpu.js). Needs valgrind
-// on PATH (Debian: apt-get install valgrind).
+// on PATH (Debian: apt-get install valgrind); INSTRUCTIONS_JOBS valgrind processes at a time (default 2).
 const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
