@@ -167,6 +167,31 @@ describe('decodeJws: the alphabet, checked as each segment is decoded', () => {
   });
 });
 
+describe('decodeJws: segments decoded into one fixed buffer', () => {
+  const [header, , signature] = sign({ a: 1 }).split('.');
+
+  it('reads a payload longer than the buffer (a raised maxTokenLength) whole, and refuses it non-canonical', () => {
+    const claims = { long: 'x'.repeat(20_000) }; // 26 700 characters of base64url, beyond the 12 288-byte buffer
+    const long = b64(claims);
+    expect(decodeJws(`${header}.${long}.${signature}`).payload).toEqual(claims);
+    expect(decodeJws(`${header}.${long}.${signature}`).payloadLength).toBe(JSON.stringify(claims).length);
+    // The last character one step on in the alphabet: an unused low bit set, the same bytes to Buffer.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelt = `${long.slice(0, -1)}${alphabet[alphabet.indexOf(long[long.length - 1]) + 1]}`;
+    expect(Buffer.from(respelt, 'base64url')).toEqual(Buffer.from(long, 'base64url'));
+    expect(reasonOf(() => decodeJws(`${header}.${respelt}.${signature}`))).toBe('payload-encoding');
+  });
+
+  it('reads each payload from its own bytes only: a short one after a long one, a long one at the bound', () => {
+    const long = { long: 'y'.repeat(9_000) };
+    expect(decodeJws(`${header}.${b64(long)}.${signature}`).payload).toEqual(long);
+    expect(decodeJws(`${header}.${b64({ b: 2 })}.${signature}`).payload).toEqual({ b: 2 });
+    const atBound = { z: 'z'.repeat(12_288 - 8) }; // {"z":"…"} is exactly 12 288 bytes: 16 384 characters
+    expect(b64(atBound)).toHaveLength(16_384);
+    expect(decodeJws(`${header}.${b64(atBound)}.${signature}`).payload).toEqual(atBound);
+  });
+});
+
 describe('normalizeTyp (RFC 7515 §4.1.9)', () => {
   it('compares case-insensitively, with or without application/', () => {
     for (const typ of ['dpop+jwt', 'DPoP+JWT', 'application/dpop+jwt', 'Application/DPOP+jwt']) {
