@@ -2,7 +2,17 @@
 // must never change an answer.
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
-import { decodeJws, type JwsHeader, isJwsText, jwsSignedEnd, normalizeTyp, readJsonSegment } from '../../lib/jose/jws';
+import {
+  decodeJws,
+  HEADER_MEMO_LENGTH,
+  HEADER_MEMO_SIZE,
+  type JwsHeader,
+  isJwsText,
+  jwsSignedEnd,
+  normalizeTyp,
+  readJsonSegment,
+  rememberedHeaders,
+} from '../../lib/jose/jws';
 import { AUDIENCE, b64, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
 import { TokenAuthError } from '../../lib/base/errors';
@@ -53,6 +63,53 @@ describe('the memo of the last flat header', () => {
     expect((await rejection(auth.verify(relabelled))).code).toBe('invalid_token');
     const noTyp = `${b64({ alg: 'HS256' })}.${payload}.${signature}`;
     expect((await rejection(auth.verify(noTyp))).code).toBe('invalid_token');
+  });
+});
+
+describe('the bounded map of flat headers', () => {
+  const claims = shapeB(NOW);
+
+  it(`holds at most ${HEADER_MEMO_SIZE} headers under a flood of distinct ones, and still decodes each right`, () => {
+    for (let i = 0; i < 200; i++) {
+      const token = sign(claims, SECRET, 'HS256', { kid: `flood-${i}` });
+      expect(decodeJws(token).header.kid).toBe(`flood-${i}`);
+      expect(rememberedHeaders().count).toBeLessThanOrEqual(HEADER_MEMO_SIZE);
+    }
+    expect(rememberedHeaders().count).toBe(HEADER_MEMO_SIZE);
+  });
+
+  it(`keeps no header segment longer than ${HEADER_MEMO_LENGTH} characters`, () => {
+    for (let i = 0; i < 2 * HEADER_MEMO_SIZE; i++) {
+      const kid = `${i}`.padEnd(600, 'k');
+      expect(decodeJws(sign(claims, SECRET, 'HS256', { kid })).header.kid).toBe(kid);
+    }
+    expect(rememberedHeaders().characters).toBeLessThanOrEqual(HEADER_MEMO_SIZE * HEADER_MEMO_LENGTH);
+  });
+
+  it('gives each caller its own copy when two headers alternate, so one change reaches no other token', async () => {
+    const seen: JwsHeader[] = [];
+    const resolver = (header: JwsHeader): KeyObject => {
+      seen.push({ ...header });
+      header.kid = 'changed';
+      header.extra = 'added';
+      return secretKey;
+    };
+    const auth = createTokenAuth({ ...base, key: resolver, algorithms: ['HS256'], cache: false });
+    const kids = ['k1', 'k2', 'k1', 'k2', 'k1'];
+    for (const kid of kids) await auth.verify(sign(claims, SECRET, 'HS256', { kid }));
+    expect(seen).toEqual(kids.map((kid) => ({ alg: 'HS256', typ: 'JWT', kid })));
+  });
+
+  it('never shares a header holding objects, even when it alternates with a flat one', () => {
+    const withList = sign(claims, SECRET, 'HS256', { x5c: ['a'] });
+    const flat = sign(claims, SECRET, 'HS256', { kid: 'flat' });
+    const first = decodeJws(withList).header;
+    decodeJws(flat);
+    const second = decodeJws(withList).header;
+    expect(second).not.toBe(first);
+    expect(second.x5c).not.toBe(first.x5c);
+    (first.x5c as string[]).push('changed');
+    expect(decodeJws(withList).header.x5c).toEqual(['a']);
   });
 });
 

@@ -118,11 +118,30 @@ export function jwsSignedEnd(text: string, refuse: JwsRefusal = invalid): number
 }
 
 /**
- * The last header decoded whose members are all primitives, with its segment: one issuer's tokens share one
- * header text, so most tokens skip a base64 decode and a JSON.parse (0.7 µs). Each caller gets its own copy, so
- * no one can change another token's header; a header holding objects or arrays is always decoded afresh.
+ * Headers decoded whose members are all primitives, by segment: a service sees a handful of header texts (one per
+ * issuer key: `alg`, `kid`, `typ`), so most tokens skip a base64 decode and a JSON.parse (0.7 µs). At most
+ * `HEADER_MEMO_SIZE` headers of at most `HEADER_MEMO_LENGTH` characters each (about 16 KiB in all), the oldest
+ * forgotten first, so a flood of distinct headers costs one insertion each and never more room. The last one used
+ * is tried first, without a lookup. Each caller gets its own copy, so no one can change another token's header; a
+ * header holding objects or arrays is always decoded afresh. A header is no secret and of no use without a payload
+ * and a signature: it is the same for every token of its key.
  */
-let lastHeader: { segment: string; header: Record<string, unknown> } | undefined;
+export const HEADER_MEMO_SIZE = 8;
+export const HEADER_MEMO_LENGTH = 512;
+interface KnownHeader {
+  /** The segment, a string of its own (never a slice of a token). */
+  segment: string;
+  header: Record<string, unknown>;
+}
+const headers = new Map<string, KnownHeader>();
+let lastHeader: KnownHeader | undefined;
+
+/** How many headers the memo holds and their segments' characters in all (for tests of its bounds). */
+export function rememberedHeaders(): { count: number; characters: number } {
+  let characters = 0;
+  for (const segment of headers.keys()) characters += segment.length;
+  return { count: headers.size, characters };
+}
 
 function isFlat(value: Record<string, unknown>): boolean {
   for (const name in value) {
@@ -132,12 +151,23 @@ function isFlat(value: Record<string, unknown>): boolean {
   return true;
 }
 
+function remember(segment: string, header: Record<string, unknown>): void {
+  // A flat copy of the segment: a slice of the token would keep the whole token alive in this module.
+  const own = Buffer.from(segment, 'latin1').toString('latin1');
+  if (headers.size >= HEADER_MEMO_SIZE) headers.delete(headers.keys().next().value as string);
+  lastHeader = { segment: own, header: { ...header } };
+  headers.set(own, lastHeader);
+}
+
 function decodeHeader(segment: string): Record<string, unknown> {
   if (lastHeader !== undefined && lastHeader.segment === segment) return { ...lastHeader.header };
+  const known = segment.length <= HEADER_MEMO_LENGTH ? headers.get(segment) : undefined;
+  if (known !== undefined) {
+    lastHeader = known;
+    return { ...known.header };
+  }
   const [header] = decodeJsonObject(segment, 'header', invalid);
-  // A flat copy of the segment: a slice of the token would keep the whole token alive in this module.
-  if (isFlat(header))
-    lastHeader = { segment: Buffer.from(segment, 'latin1').toString('latin1'), header: { ...header } };
+  if (segment.length <= HEADER_MEMO_LENGTH && isFlat(header)) remember(segment, header);
   return header;
 }
 
