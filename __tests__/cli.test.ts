@@ -3,9 +3,9 @@
  * prints verify with createTokenAuth in real Express 4 and 5 apps; its keys serve as PEM and as a JWKS; bad
  * input is a clear message and exit code 2. The error matrix also runs in-process through runCli.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -224,16 +224,77 @@ describe('express-verified-user token, as a child process', () => {
       'TOKEN_SECRET',
     ])
       expect(help.stdout).toContain(flag);
-    expect(runCli(['key', '--help']).stdout).toEqual(expect.stringContaining('--public <file>'));
-    expect(runCli(['--help'])).toMatchObject({
+    expect((await runCli(['key', '--help'])).stdout).toEqual(expect.stringContaining('--public <file>'));
+    expect(await runCli(['--help'])).toMatchObject({
       code: 0,
       stdout: expect.stringContaining('token    print a signed access token'),
     });
-    expect(runCli([])).toMatchObject({
+    expect(await runCli([])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('Usage: express-verified-user <command>'),
     });
   }, 30_000);
+});
+
+describe('express-verified-user key: private key files readable by their owner only', () => {
+  it('--out writes a new file with mode 0600 and never overwrites one', async () => {
+    const file = join(work, 'out-key.pem');
+    const made = await cli(['key', '--out', file]);
+    expect(made).toMatchObject({ code: 0, stdout: '', stderr: `wrote ${file} (mode 0600)\n` });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const pem = readFileSync(file, 'utf8');
+    expect(pem).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+-----BEGIN PUBLIC KEY-----\n/);
+    const again = await cli(['key', '--alg', 'EdDSA', '--out', file]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`${file} exists; remove it or choose another --out`);
+    expect(readFileSync(file, 'utf8')).toBe(pem);
+    const secret = join(work, 'out-secret.txt');
+    expect((await cli(['key', '--alg', 'HS256', '--out', secret])).code).toBe(0);
+    expect(statSync(secret).mode & 0o777).toBe(0o600);
+  });
+
+  it('"key > dev-key.pem": a file stdout is redirected to is made 0600 before the key is written', async () => {
+    const file = join(work, 'redirected-key.pem');
+    writeFileSync(file, '', { mode: 0o644 });
+    const fd = openSync(file, 'w');
+    try {
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['-r', join(ROOT, 'scripts', 'ts-register.js'), join(ROOT, 'lib', 'cli.ts'), 'key'],
+          { cwd: work, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', fd, 'ignore'] },
+        );
+        child.on('exit', resolve);
+      });
+      expect(code).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toContain('-----BEGIN PRIVATE KEY-----');
+  }, 30_000);
+
+  it('--public and --jwks in either order; a public key --out file holds the public key only', async () => {
+    const file = join(work, 'order-key.pem');
+    expect((await cli(['key', '--out', file])).code).toBe(0);
+    const [after, before] = await Promise.all([
+      cli(['key', '--public', file, '--jwks']),
+      cli(['key', '--public', '--jwks', file]),
+    ]);
+    expect(after.code).toBe(0);
+    expect(before).toEqual(after);
+    expect(JSON.parse(after.stdout)).toMatchObject({ keys: [{ kty: 'EC', alg: 'ES256', use: 'sig' }] });
+    const publicFile = join(work, 'order-key.pub.pem');
+    expect((await cli(['key', '--public', file, '--out', publicFile])).code).toBe(0);
+    expect(readFileSync(publicFile, 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----\n[^-]+-----END PUBLIC KEY-----\n$/);
+  });
+
+  it('--help says so', async () => {
+    const help = (await runCli(['key', '--help'])).stdout ?? '';
+    expect(help).toContain('--out <file>      write to <file>, created with mode 0600');
+    expect(help).toContain('npx express-verified-user key --out dev-key.pem');
+    expect((await runCli(['token', '--help'])).stdout).toContain('"key --public <file> --jwks"');
+  });
 });
 
 describe('runCli (in-process): bad input is exit code 2 with a message', () => {
@@ -260,52 +321,55 @@ describe('runCli (in-process): bad input is exit code 2 with a message', () => {
     ['a claim without a value', [...base, '--secret', SECRET, '--claim', 'tenant'], '--claim takes name=value'],
     ['an unknown command', ['mint'], 'unknown command "mint"'],
     ['--jwks without --public', ['key', '--jwks'], '--jwks goes with --public <file>'],
-  ])('%s', (_case, args, message) => {
-    const outcome = runCli(args, {});
+  ])('%s', async (_case, args, message) => {
+    const outcome = await runCli(args, {});
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toContain(message);
     expect(outcome.stdout).toBeUndefined();
   });
 
-  it('never prints a key or secret given where a file name or one word belongs', () => {
+  it('never prints a key or secret given where a file name or one word belongs', async () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = JSON.stringify(privateKey.export({ format: 'jwk' }));
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     for (const value of [jwk, pem]) {
-      const outcome = runCli([...base, `--key=${value}`], {});
+      const outcome = await runCli([...base, `--key=${value}`], {});
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain('the value given to --key');
       expect(outcome.stderr).not.toContain(value.slice(20, 60));
     }
     // An unquoted secret with a space: Node's own message would quote its second word.
-    const stray = runCli([...base, '--secret', 'first-half-of-a-long-secret', 'second-half-SECRET-word'], {});
+    const stray = await runCli([...base, '--secret', 'first-half-of-a-long-secret', 'second-half-SECRET-word'], {});
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unexpected argument');
     expect(stray.stderr).not.toContain('second-half-SECRET-word');
   });
 
-  it('refuses a key file that holds only a public key, saying so', () => {
+  it('refuses a key file that holds only a public key, saying so', async () => {
     const file = join(work, 'public-only.pem');
     writeFileSync(
       file,
-      runCli(['key']).stdout?.replace(/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----\n/, '') ?? '',
+      (await runCli(['key'])).stdout?.replace(/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----\n/, '') ??
+        '',
     );
-    expect(runCli([...base, '--key', file], {})).toMatchObject({
+    expect(await runCli([...base, '--key', file], {})).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('holds a public key only; token needs the private key'),
     });
   });
 
-  it('reads a private JWK file, keeping its kid, and --claim values as JSON', () => {
+  it('reads a private JWK file, keeping its kid, and --claim values as JSON', async () => {
     const file = join(work, 'private.jwk.json');
     writeFileSync(
       file,
       JSON.stringify({ ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'my-kid' }),
     );
     const token =
-      runCli(
-        [...base, '--key', file, '--claim', 'roles=["admin"]', '--claim', 'tenant=acme', '--claims', 'jwt'],
-        {},
+      (
+        await runCli(
+          [...base, '--key', file, '--claim', 'roles=["admin"]', '--claim', 'tenant=acme', '--claims', 'jwt'],
+          {},
+        )
       ).stdout?.trim() ?? '';
     expect(decode(token, { complete: true })).toMatchObject({
       header: { alg: 'EdDSA', kid: 'my-kid' },

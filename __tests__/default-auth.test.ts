@@ -3,7 +3,7 @@
 import express from 'express';
 import request from 'supertest';
 import { requireVerifiedUser } from '../lib';
-import { resetDefaultTokenAuth } from '../lib/default-auth';
+import { resetDefaultTokenAuth } from '../lib/token-auth';
 import { clearVariables } from './fixtures/environment';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from './fixtures/issuer';
 

@@ -1,8 +1,9 @@
 import { decode } from 'jsonwebtoken';
 import request from 'supertest';
-import { createTokenAuth, toProfile, type VerifiedClaims } from '../lib';
+import { createTokenAuth, OptionError, toProfile, type VerifiedClaims } from '../lib';
 import { createTestIssuer, type TestIssuer } from '../lib/testing';
 import { EXPRESS_VERSIONS } from './fixtures/express';
+import { optionErrorOf } from './fixtures/option-error';
 
 const ALGORITHMS = ['HS256', 'RS256', 'ES256'] as const;
 
@@ -97,16 +98,28 @@ describe('createTestIssuer', () => {
     },
   );
 
-  it('rejects an unknown algorithm and jwks with HS256', async () => {
-    await expect(createTestIssuer({ alg: 'none' as 'HS256' })).rejects.toThrow(TypeError);
-    await expect(createTestIssuer({ jwks: true })).rejects.toThrow(TypeError);
+  /** The option path of the OptionError that `made` rejects with (anything else fails the test). */
+  const refusedOption = (made: Promise<unknown>) =>
+    made.then(
+      () => Promise.reject(new Error('expected an OptionError')),
+      (err: unknown) => (err instanceof OptionError ? err.option : Promise.reject(err)),
+    );
+
+  it('rejects an unknown algorithm and jwks with HS256: an OptionError naming the option', async () => {
+    await expect(refusedOption(createTestIssuer({ alg: 'none' as 'HS256' }))).resolves.toBe('alg');
+    await expect(refusedOption(createTestIssuer({ jwks: true }))).resolves.toBe('jwks');
   });
 
-  it('refuses discovery with HS256 or with an issuer of its own', async () => {
-    await expect(createTestIssuer({ discovery: true, alg: 'HS256' })).rejects.toThrow(/discovery needs alg/);
-    await expect(createTestIssuer({ discovery: true, issuer: 'https://elsewhere.test' })).rejects.toThrow(
-      /leave issuer out/,
+  it('refuses discovery with HS256 or with an issuer of its own: an OptionError naming the option', async () => {
+    await expect(refusedOption(createTestIssuer({ discovery: true, alg: 'HS256' }))).resolves.toBe('discovery');
+    await expect(refusedOption(createTestIssuer({ discovery: true, issuer: 'https://elsewhere.test' }))).resolves.toBe(
+      'issuer',
     );
+  });
+
+  it('refuses rotate() of an HS256 issuer: an OptionError naming alg', async () => {
+    const issuer = await make();
+    expect(optionErrorOf(() => issuer.rotate()).option).toBe('alg');
   });
 
   describe.each(EXPRESS_VERSIONS)('discovery: true, through %s', (_name, express) => {

@@ -45,6 +45,22 @@ describe('honest types: each claims mode guarantees only what it checks', () => 
   });
 });
 
+describe('honest types without strictNullChecks (TypeScript without strict, JavaScript with checkJs)', () => {
+  const file = path.join(__dirname, 'types', 'non-strict.ts');
+  const loose = { strict: false, strictNullChecks: false };
+
+  it('auth.claims(req) and verify() are typed by the mode, so revoke(auth.claims(req)) compiles; each marker is needed', () => {
+    expect(diagnostics(file, undefined, loose)).toEqual([]);
+  });
+
+  it('without the marker, reading jti as a string in jwt mode is an error: the claims are JwtClaims, not any', () => {
+    const unmarked = (ts.sys.readFile(file) ?? '').replace(/^\s*\/\/ @ts-expect-error.*$/gm, '//');
+    const errors = diagnostics(file, unmarked, loose);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/'unknown' is not assignable to type 'string'/);
+  });
+});
+
 // `store.revoke(claims.jti, claims.exp)` did not compile in claims: 'jwt' mode, the default with `issuerBaseURL`
 // (issue 20); `store.revoke(auth.claims(req))` does, in every mode.
 

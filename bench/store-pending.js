@@ -6,6 +6,10 @@
  * measured after two full GCs, with no bound (`maxPending` 1e9) and with the default (1 000).
  *
  *   node --expose-gc bench/store-pending.js [--claims 50000]
+ *
+ * `--verdicts N` measures shared-verdict writes of 256 KiB instead (N of them, default 1 000): what the count bound
+ * alone lets the client hold, and what `maxPendingBytes` (default 4 MiB) does; `--count-only` runs the count bound
+ * alone (a build before `maxPendingBytes`, run from its own checkout).
  */
 require('../scripts/ts-register');
 const { randomUUID } = require('node:crypto');
@@ -16,6 +20,11 @@ const { startRedisServer } = require('../__tests__/fixtures/redis-server');
 
 const at = process.argv.indexOf('--claims');
 const CLAIMS = at === -1 ? 50_000 : Number(process.argv[at + 1]);
+const verdictsAt = process.argv.indexOf('--verdicts');
+const VERDICTS = verdictsAt === -1 ? 0 : Number(process.argv[verdictsAt + 1] ?? 1000) || 1000;
+const COUNT_ONLY = process.argv.includes('--count-only');
+/** A verdict of 256 KiB, a string of its own each time (a shared string would cost the client nothing). */
+const verdict = (i) => JSON.stringify({ ok: true, payload: { i, pad: 'x'.repeat(256 * 1024 - 50) } });
 const MiB = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
 async function client(kind, url) {
@@ -25,20 +34,24 @@ async function client(kind, url) {
   return made;
 }
 
-async function held(server, kind, maxPending) {
+async function held(server, kind, maxPending, maxPendingBytes) {
   await server.restart();
   const app = await client(kind, server.url);
   app.on('error', () => undefined);
-  const store = createRedisStore(app, { maxPending });
+  const store = createRedisStore(app, maxPendingBytes === undefined ? { maxPending } : { maxPending, maxPendingBytes });
   await store.claimOnce(randomUUID(), Date.now() / 1000 + 60);
   global.gc();
   global.gc();
   const before = process.memoryUsage();
   server.pause();
   let refused = 0;
+  const send =
+    VERDICTS > 0
+      ? (i) => store.setVerdict(`k${i}`, verdict(i), 60)
+      : () => store.claimOnce(randomUUID(), Date.now() / 1000 + 60);
   await Promise.all(
-    Array.from({ length: CLAIMS }, () =>
-      store.claimOnce(randomUUID(), Date.now() / 1000 + 60).catch(() => void refused++),
+    Array.from({ length: VERDICTS || CLAIMS }, (_, i) =>
+      send(i).catch((err) => void (err.name === 'StoreBusyError' && refused++)),
     ),
   );
   global.gc();
@@ -47,7 +60,16 @@ async function held(server, kind, maxPending) {
   server.resume();
   if (kind === 'ioredis') app.disconnect();
   else app.destroy();
-  return { kind, maxPending, refused, heap: MiB(after.heapUsed - before.heapUsed), rss: MiB(after.rss - before.rss) };
+  const external = after.external + after.arrayBuffers - before.external - before.arrayBuffers;
+  return {
+    kind,
+    maxPending,
+    maxPendingBytes,
+    refused,
+    heap: MiB(after.heapUsed - before.heapUsed),
+    external: MiB(external),
+    rss: MiB(after.rss - before.rss),
+  };
 }
 
 async function main() {
@@ -55,14 +77,25 @@ async function main() {
   const server = await startRedisServer();
   try {
     console.log(
-      `| client | maxPending | claims refused | heap held (MiB) | RSS growth (MiB) |\n| --- | --- | --- | --- | --- |`,
+      `${VERDICTS > 0 ? `${VERDICTS} verdicts of 256 KiB` : `${CLAIMS} claims`}\n\n` +
+        `| client | bound | refused unsent | heap held (MiB) | buffers held (MiB) | RSS growth (MiB) |\n| --- | --- | --- | --- | --- | --- |`,
     );
+    const bounds =
+      VERDICTS > 0
+        ? [[1000, COUNT_ONLY ? undefined : 1e15], ...(COUNT_ONLY ? [] : [[1000, undefined]])]
+        : [[1e9], [1000]];
     for (const kind of ['ioredis', 'redis']) {
-      for (const maxPending of [1e9, 1000]) {
-        const r = await held(server, kind, maxPending);
-        console.log(
-          `| ${r.kind} | ${r.maxPending === 1e9 ? 'no bound (1e9)' : r.maxPending} | ${r.refused} | ${r.heap} | ${r.rss} |`,
-        );
+      for (const [maxPending, maxPendingBytes] of bounds) {
+        const r = await held(server, kind, maxPending, maxPendingBytes);
+        const bound =
+          r.maxPending === 1e9
+            ? 'no bound (1e9)'
+            : r.maxPendingBytes === 1e15
+              ? `${r.maxPending}, no byte bound`
+              : VERDICTS > 0 && !COUNT_ONLY
+                ? `${r.maxPending}, default bytes (4 MiB)`
+                : String(r.maxPending);
+        console.log(`| ${r.kind} | ${bound} | ${r.refused} | ${r.heap} | ${r.external} | ${r.rss} |`);
       }
     }
   } finally {

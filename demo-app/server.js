@@ -24,7 +24,9 @@ const SECURITY_HEADERS = {
 /** Build the demo's Express app with a fresh dev signing key. `codeLifetimeMs` is for tests. */
 function createDemoApp({ codeLifetimeMs } = {}) {
   const issuer = createDevIssuer();
-  const auth = createTokenAuth(issuer.options);
+  const { dashboardRouter, countRouteRefusal } = require('./dashboard');
+  // onError: the dashboard counts a verified token that its route refused (403) as refused, not accepted.
+  const auth = createTokenAuth({ ...issuer.options, onError: countRouteRefusal });
   const app = express();
   app.disable('x-powered-by');
   app.use((_req, res, next) => {
@@ -36,7 +38,7 @@ function createDemoApp({ codeLifetimeMs } = {}) {
   app.get('/callback', (_req, res) => res.sendFile(path.join(PUBLIC, 'callback.html')));
   app.use(express.static(PUBLIC, { index: false }));
   require('./dpop').mountDpop(app); // the DPoP page: /dpop, /dpop/token, /dpop/api/me
-  app.use(require('./dashboard').dashboardRouter());
+  app.use(dashboardRouter());
 
   // Dev stand-in for the identity service's OAuth steps: GET /oauth/authorize → ?code=&state=, POST /oauth/token.
   app.use(devAuthorizationServer(issuer, { codeLifetimeMs }));
@@ -147,9 +149,11 @@ async function startDemo({ port = Number(process.env.PORT ?? 3000), host, log = 
 module.exports = { createDemoApp, startDemo };
 
 if (require.main === module) {
-  // Ctrl-C ends through process.exit, so that the 'exit' handlers (the dev key file's removal) run.
+  // Ctrl-C (SIGINT) and a stop request (SIGTERM: kill, docker stop, systemd) end through process.exit, so that the
+  // 'exit' handlers run: the dev key file goes with the process, whichever way it is stopped.
   process.once('SIGINT', () => process.exit(130));
-  startDemo().catch((err) => {
+  process.once('SIGTERM', () => process.exit(143));
+  startDemo({ host: process.env.HOST || undefined }).catch((err) => {
     console.error(`demo: could not start: ${err.message}`);
     process.exitCode = 1;
   });

@@ -1,9 +1,13 @@
 // The package's main entry: re-exports only. The pipeline is read from the folders (docs/architecture.md).
 import './http/express';
-export { createTokenAuth, type TokenAuth } from './token-auth';
+export {
+  createTokenAuth,
+  defaultRequireVerifiedUser as requireVerifiedUser,
+  defaultVerifyRouter as verifyRouter,
+  type TokenAuth,
+} from './token-auth';
 export type { RouteOptions } from './token/step-up';
 export type { ResourceOptions } from './config/resource';
-export { requireVerifiedUser, verifyRouter } from './default-auth';
 export { toProfile, type ProfileResult, type ProfileUser } from './token/profile';
 export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './http/router';
 export { TokenAuthError, type ErrorBody, type TokenAuthErrorCode, type TokenFacts } from './base/errors';
@@ -26,8 +30,14 @@ export type {
   UpstreamKeyOption,
   IntrospectionOptions,
   IntrospectMode,
+  SignedIntrospection,
   ClientAuthMethod,
+  TokenExchangeOptions,
+  ExchangeCacheOptions,
 } from './config/options';
+export type { ExchangeTarget } from './remote/exchange-target';
+export type { ExchangedToken } from './remote/exchange';
+export type { Actor } from './token/actors';
 export type { Duration } from './base/duration';
 export type { ScopeRequirementInput } from './token/scopes';
 export type { CacheStats } from './verify/cache';
@@ -49,5 +59,6 @@ export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';
 export type { FlightStats } from './verify/single-flight';
 export type { BreakerOptions, BreakerStats } from './remote/breaker';
 export type { DiscoveryOptions } from './keys/discovery-options';
+export type { TenantsOption } from './token/issuer';
 export type { FleetStats } from './verify/stats';
 export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './observe/diagnostics';

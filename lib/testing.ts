@@ -8,6 +8,7 @@ import { accessTokenHash } from './dpop/proof';
 import { jwkThumbprint } from './jose/jwk';
 import { generateSigningKeyPair, signCompact, signToken } from './jose/sign';
 import { sampleShapeB } from './token/sample';
+import { optionError } from './base/option-error';
 
 /** Options of `createTestIssuer`. */
 export interface TestIssuerOptions {
@@ -171,12 +172,16 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
   const discovery = opts.discovery === true;
   const alg = opts.alg ?? (discovery ? 'ES256' : 'HS256');
   if (!['HS256', 'RS256', 'ES256', 'EdDSA'].includes(alg))
-    throw new TypeError(`createTestIssuer: alg must be HS256, RS256, ES256 or EdDSA`);
+    optionError('alg', 'createTestIssuer option "alg" must be HS256, RS256, ES256 or EdDSA');
   if (opts.jwks === true && alg === 'HS256')
-    throw new TypeError('createTestIssuer: jwks needs alg RS256, ES256 or EdDSA');
-  if (discovery && alg === 'HS256') throw new TypeError('createTestIssuer: discovery needs alg RS256, ES256 or EdDSA');
+    optionError('jwks', 'createTestIssuer option "jwks" needs alg RS256, ES256 or EdDSA (a JWKS holds public keys)');
+  if (discovery && alg === 'HS256')
+    optionError('discovery', 'createTestIssuer option "discovery" needs alg RS256, ES256 or EdDSA');
   if (discovery && opts.issuer !== undefined)
-    throw new TypeError("createTestIssuer: with discovery the issuer is the server's own address; leave issuer out");
+    optionError(
+      'issuer',
+      'createTestIssuer option "issuer" does not go with discovery: the issuer is the server\'s own address; leave issuer out',
+    );
   const audience = opts.audience ?? 'api.test';
   const lifetime = opts.lifetime ?? 600;
   const clock = opts.clock ?? (() => Date.now() / 1000);
@@ -235,7 +240,11 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
       return keys[keys.length - 1]?.kid;
     },
     rotate({ retirePrevious = false } = {}) {
-      if (alg === 'HS256') throw new TypeError('createTestIssuer: rotate() needs alg RS256, ES256 or EdDSA');
+      if (alg === 'HS256')
+        optionError(
+          'alg',
+          'rotate() needs createTestIssuer option "alg" RS256, ES256 or EdDSA (an HS256 secret never rotates)',
+        );
       const next = newKeyPair(alg);
       if (retirePrevious) keys.length = 0;
       keys.push(next);

@@ -1,11 +1,12 @@
 // The composition: createTokenAuth resolves the options room by room and wires the pipeline (keys → verifier →
-// authenticator → middleware). New capabilities are wired here, never branched inside the verifier.
+// authenticator → middleware), and the one instance it builds from TOKEN_* variables for the top-level factories.
+// New capabilities are wired here, never branched inside the verifier.
 import type { Request, RequestHandler } from 'express';
 import { createAuthenticator } from './http/authenticate';
 import { ResultCache, type CacheStats } from './verify/cache';
 import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
 import type { VerifiedClaims } from './token/claims';
-import { TokenAuthError } from './base/errors';
+import { asTokenAuthError, TokenAuthError } from './base/errors';
 import { createTokenSource } from './remote';
 import { optionalVerifiedUser, requireVerifiedUser } from './http/middleware';
 import type { TokenAuthOptions } from './config/options';
@@ -24,6 +25,14 @@ import { acceptUncalled } from './http/uncalled';
 import { createVerifier } from './verify/verifier';
 import { introspectionRoute } from './remote/dispatch';
 import { createIntrospectionSource } from './remote/introspection';
+import { createReadiness } from './remote/readiness';
+import { isIssuerTemplate } from './token/issuer';
+import { createExchanger, type ExchangedToken, type Exchanger } from './remote/exchange';
+import type { ExchangeTarget } from './remote/exchange-target';
+import { isDiscoverySource } from './keys/discovery';
+import { actorsOf, type Actor } from './token/actors';
+import type { Authenticator } from './http/authenticate';
+import { fromVariable, optionsFromEnv } from './config/environment';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -55,6 +64,23 @@ export interface TokenAuth<C extends JwtClaims = JwtClaims> {
    * Throws a TypeError when `resource` is not configured.
    */
   protectedResourceMetadata(): RequestHandler;
+  /**
+   * Resolves once the first request can be verified without waiting on a remote call (discovery done, key set
+   * loaded, introspection metadata read); at once for keys the app holds. Rejects with a TokenAuthError (`reason`,
+   * `hint`) when that is impossible now, and keeps retrying behind it with the usual cooldowns. For start-up and
+   * readiness probes; calling it again is cheap.
+   */
+  ready(): Promise<void>;
+  /**
+   * RFC 8693 token exchange (docs/exchange.md): a token for another service in exchange for the access token this
+   * instance verified, on `req` (its middleware let the request through) or as a string that `verify()` accepts
+   * now; checked again (expiry, revocation) before the cache or the server is asked. Cached per (token, target).
+   * Rejects with the token's own failure (401), `exchange_refused` (403) or `verification_unavailable` (503); an
+   * OptionError (a TypeError) without option `tokenExchange` or for a malformed target.
+   */
+  exchange(reqOrToken: Request | string, target: ExchangeTarget): Promise<ExchangedToken>;
+  /** The `act` chain of verified claims (RFC 8693 §4.1), outermost actor first; `[]` when there is none. */
+  actorsOf(claims: Readonly<Record<string, unknown>>): Actor[];
   /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
   stats(): CacheStats & FleetStats;
   /** Stop timers and pending key fetches, and empty the cache. */
@@ -94,7 +120,18 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     clock: resolved.clock,
     cache,
   });
-  const auth = createAuthenticator(resolved, verifier, remote.kind === 'remote' ? 'b64token' : 'jws');
+  // The token alphabet: RFC 6750 b64token for a remote source, else compact JWS, padded where its keys say (AWS ALB).
+  const syntax = remote.kind === 'remote' ? 'b64token' : remote.segments === 'padded' ? 'padded-jws' : 'jws';
+  const auth = createAuthenticator(resolved, verifier, syntax);
+  const readiness = createReadiness(introspected === undefined ? [keys] : [keys, introspected]);
+  const exchanger =
+    resolved.tokenExchange === undefined
+      ? undefined
+      : createExchanger(resolved.tokenExchange, {
+          metadata: isDiscoverySource(keys) ? () => keys.metadata() : undefined,
+          clock: resolved.clock,
+          allowInsecureHttp: resolved.allowInsecureHttp,
+        });
   const scopeReader = resolved.claims.scopesOf;
 
   const tokenAuth: TokenAuth<C> = {
@@ -137,8 +174,13 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
         mtls: resolved.mtlsConfigured,
       });
     }),
+    ready: () => readiness.ready(),
+    exchange: (reqOrToken, target) => exchangeVerified(auth, exchanger, reqOrToken, target),
+    actorsOf,
     stats: () => fleetStats(verifier.stats(), remote, auth.revocation),
     close() {
+      readiness.close();
+      exchanger?.close();
       source.close();
       if (remote !== source) remote.close();
       cache.clear();
@@ -172,6 +214,79 @@ function authorizationServers(
   source: TokenSource,
 ): AuthorizationServers | Promise<AuthorizationServers> {
   if (source.kind === 'jws' && source.discoveredIssuers !== undefined) return source.discoveredIssuers();
+  // A template (`{tenantid}`) names no server a client could discover: only exact issuers are published.
   const issuer = resolved.rules.issuer;
-  return { issuers: issuer === false ? [] : [...issuer], final: true };
+  return { issuers: issuer === false ? [] : issuer.issuers.filter((name) => !isIssuerTemplate(name)), final: true };
 }
+
+/**
+ * `auth.exchange()`: the token a request carried (only one this instance let through), or a string, verified again
+ * now, then exchanged; every failure goes to `onError` too. Neither token is ever part of what is reported.
+ */
+async function exchangeVerified(
+  auth: Authenticator,
+  exchanger: Exchanger | undefined,
+  reqOrToken: Request | string,
+  target: ExchangeTarget,
+): Promise<ExchangedToken> {
+  if (exchanger === undefined)
+    optionError(
+      'tokenExchange',
+      'exchange() needs option "tokenExchange": this server\'s client at the token endpoint',
+    );
+  const wanted = exchanger.target(target);
+  const req = typeof reqOrToken === 'string' ? undefined : reqOrToken;
+  const subject = req === undefined ? (reqOrToken as string) : auth.verifiedToken(req);
+  if (subject === undefined) {
+    // Never the request's header: only a token this instance verified on it is exchanged.
+    const err = new TokenAuthError('missing_token', { reason: 'exchange-request-not-verified' });
+    auth.report(err, req);
+    throw err;
+  }
+  const claims = req === undefined ? await auth.verifyToken(subject) : await auth.reverify(subject, req);
+  const exp = typeof claims.exp === 'number' ? claims.exp : undefined;
+  try {
+    return await exchanger.exchange(subject, exp, wanted);
+  } catch (err) {
+    const failure = asTokenAuthError(err);
+    auth.report(failure, req);
+    throw failure;
+  }
+}
+
+let defaultAuth: TokenAuth | undefined;
+
+/**
+ * The process-wide TokenAuth configured from TOKEN_* environment variables (config/environment.ts), built on first
+ * use (at app set-up) by the top-level `requireVerifiedUser` and `verifyRouter`: createTokenAuth over the
+ * environment's options, so it lives beside createTokenAuth.
+ */
+export function defaultTokenAuth(): TokenAuth {
+  if (defaultAuth === undefined) {
+    const options = optionsFromEnv(process.env);
+    try {
+      defaultAuth = createTokenAuth(options);
+    } catch (err) {
+      throw fromVariable(err);
+    }
+  }
+  return defaultAuth;
+}
+
+/** Forget the default TokenAuth (closing it), so that the next use reads the environment again. For tests. */
+export function resetDefaultTokenAuth(): void {
+  defaultAuth?.close();
+  defaultAuth = undefined;
+}
+
+/** `requireVerifiedUser` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
+export const defaultRequireVerifiedUser: (scopes?: ScopeRequirementInput, options?: RouteOptions) => RequestHandler =
+  acceptUncalled('requireVerifiedUser', (scopes?: ScopeRequirementInput, options?: RouteOptions) =>
+    defaultTokenAuth().requireVerifiedUser(scopes, options),
+  );
+
+/** `verifyRouter` on the environment-configured default TokenAuth; throws a TypeError now if unconfigured. */
+export const defaultVerifyRouter: (options?: VerifyRouterOptions) => RequestHandler = acceptUncalled(
+  'verifyRouter',
+  (options?: VerifyRouterOptions) => defaultTokenAuth().verifyRouter(options),
+);

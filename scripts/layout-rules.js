@@ -9,6 +9,7 @@ const path = require('node:path');
 const FOLDER_ORDER = [
   'cli',
   'mcp',
+  'edge',
   'stores',
   'http',
   'config',

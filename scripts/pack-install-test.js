@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Install the package as a user would: `npm pack` in a clean copy of the repository (no dist/: the `prepare`
-// script must build it), install the tarball into a fresh app in a temporary folder, then use it there with
+// Install the package as a user would: `npm pack` in a clean copy of the repository (no dist/: the `prepack`
+// script must build it, and leaves `prepare` out of the shipped package.json: scripts/pack-manifest.js), install the tarball into a fresh app in a temporary folder, then use it there with
 // require (CommonJS), import (ESM) and from TypeScript (tsc --noEmit, strict, skipLibCheck off) under every
 // moduleResolution (node10, node16, bundler), with and without esModuleInterop, and against @types/node 20, 22,
 // 24 and the newest.
 'use strict';
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -53,18 +53,18 @@ const shipped = new Set(listing.map((entry) => entry.replace(/^package\//, '')))
 run('tar', ['-xzf', tarPath, '-C', work], work);
 const unpacked = path.join(work, 'package');
 
-check('package.json exports are the five entries and nothing more (the command is a bin, not an export)', () => {
+check('package.json exports are the six entries and nothing more (the command is a bin, not an export)', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./mcp ./package.json')
+  if (Object.keys(pkg.exports).join(' ') !== '. ./testing ./redis ./otel ./mcp ./edge ./package.json')
     throw new Error(`exports: ${Object.keys(pkg.exports).join(' ')}`);
   if (pkg.bin?.['express-verified-user'] !== './dist/cli.js' || !shipped.has('dist/cli.js'))
     throw new Error('bin express-verified-user → ./dist/cli.js missing');
 });
 
-check("npm pack in a clean clone builds dist/ first (the prepare script), so the tarball's main exists", () => {
+check("npm pack in a clean clone builds dist/ first (the prepack script), so the tarball's main exists", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  if (!/\bnpm run build\b/.test(pkg.scripts?.prepare ?? ''))
-    throw new Error('package.json has no prepare script running the build');
+  if (!/\bnpm run build\b/.test(pkg.scripts?.prepack ?? ''))
+    throw new Error('package.json has no prepack script running the build');
   const main = pkg.main.replace(/^\.\//, '');
   if (!shipped.has(main)) throw new Error(`the tarball lacks ${main}, which "main" names (${shipped.size} files)`);
 });
@@ -79,6 +79,8 @@ check('the tarball holds dist/, the README, LICENSE, CHANGELOG, SECURITY and doc
     'dist/http/express.d.ts',
     'dist/mcp.js',
     'dist/mcp.mjs',
+    'dist/edge.js',
+    'dist/edge.d.ts',
     'types/mcp.d.ts',
     'types/mcp-request.d.ts',
     'README.md',
@@ -134,7 +136,8 @@ fs.writeFileSync(
   path.join(app, 'package.json'),
   JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true }, null, 2),
 );
-run(
+// Its output is kept: a consumer's npm must print no install-scripts warning for this package (checked below).
+const installed = spawnSync(
   'npm',
   [
     'install',
@@ -147,8 +150,25 @@ run(
     `@types/express@${devVersion('@types/express')}`,
     `@types/node@${devVersion('@types/node')}`,
   ],
-  app,
+  { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
 );
+if (installed.status !== 0)
+  throw new Error(`npm install of the tarball failed:\n${installed.stdout}${installed.stderr}`);
+
+check('installing the tarball runs no script of this package: no install script ships, and npm warns of none', () => {
+  const shippedPkg = JSON.parse(fs.readFileSync(path.join(unpacked, 'package.json'), 'utf8'));
+  const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => shippedPkg.scripts?.[s]);
+  if (installScripts.length > 0) throw new Error(`the shipped package.json has ${installScripts.join(', ')}`);
+  const warned = `${installed.stdout}${installed.stderr}`
+    .split('\n')
+    .filter((line) => /install-scripts/.test(line) && line.includes(rootPkg.name));
+  if (warned.length > 0) throw new Error(`npm warned:\n${warned.join('\n')}`);
+  // The repository keeps `prepare` (npm ci builds), and npm pack gave the clean clone its package.json back.
+  if (!/\bnpm run build\b/.test(rootPkg.scripts?.prepare ?? '')) throw new Error('the repository lost its prepare');
+  const before = fs.readFileSync(path.join(root, 'package.json'), 'utf8');
+  if (fs.readFileSync(path.join(clone, 'package.json'), 'utf8') !== before)
+    throw new Error("npm pack left the clone's package.json changed");
+});
 
 const serverScenario = (importLines) => `${importLines}
 const issuer = await createTestIssuer({ alg: 'ES256' });
@@ -171,6 +191,68 @@ if (missing.status !== 401 || missingBody.message !== 'Missing access token') th
 if (typeof TokenAuthError !== 'function' || typeof errorHandler !== 'function' || typeof requireVerifiedUser !== 'function') throw new Error('exports missing');
 console.log('served 200 and 401');
 `;
+
+// The edge entry as a user loads it: cloudflareAccess's options against a loopback certs document, a token in
+// Cf-Access-Jwt-Assertion → 200, the same token as Authorization → 401.
+const edgeScenario = (importLines) => `${importLines}
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const kid = 'a'.repeat(64);
+const certs = http.createServer((req, res) => {
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' }], public_cert: { kid, cert: '' }, public_certs: [] }));
+});
+certs.listen(0, '127.0.0.1');
+await new Promise((r) => certs.once('listening', r));
+const teamDomain = 'http://127.0.0.1:' + certs.address().port;
+const aud = 'b'.repeat(64);
+const auth = createTokenAuth({ ...cloudflareAccess({ teamDomain, audience: aud }), cache: false });
+const app = express();
+app.get('/me', auth.requireVerifiedUser(), (req, res) => res.json({ email: req.auth.email }));
+const server = app.listen(0, '127.0.0.1');
+await new Promise((r) => server.once('listening', r));
+const url = 'http://127.0.0.1:' + server.address().port + '/me';
+const now = Math.floor(Date.now() / 1000);
+const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
+const input = b64({ alg: 'RS256', kid, typ: 'JWT' }) + '.' + b64({ aud: [aud], iss: teamDomain, email: 'user@example.com', iat: now, exp: now + 60 });
+const token = input + '.' + sign('sha256', Buffer.from(input), privateKey).toString('base64url');
+const ok = await fetch(url, { headers: { 'Cf-Access-Jwt-Assertion': token } });
+const body = await ok.json();
+const bearer = await fetch(url, { headers: { Authorization: 'Bearer ' + token } });
+server.close();
+certs.close();
+auth.close();
+if (ok.status !== 200 || body.email !== 'user@example.com') throw new Error('edge: ' + ok.status + ' ' + JSON.stringify(body));
+if (bearer.status !== 401) throw new Error('edge: Authorization answered ' + bearer.status);
+if (typeof googleIap !== 'function' || typeof awsAlb !== 'function') throw new Error('edge exports missing');
+console.log('edge: served 200 and 401');
+`;
+
+check('require() of the edge entry from CommonJS', () => {
+  fs.writeFileSync(
+    path.join(app, 'edge-cjs.js'),
+    `(async () => {
+const express = require('express');
+const http = require('node:http');
+const { generateKeyPairSync, sign } = require('node:crypto');
+const { createTokenAuth } = require('express-verified-user');
+const { cloudflareAccess, googleIap, awsAlb } = require('express-verified-user/edge');
+${edgeScenario('')}
+})().catch((e) => { console.error(e); process.exit(1); });`,
+  );
+  run('node', ['edge-cjs.js'], app);
+});
+
+check('import of the edge entry from an ES module', () => {
+  fs.writeFileSync(
+    path.join(app, 'edge-esm.mjs'),
+    edgeScenario(`import express from 'express';
+import http from 'node:http';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { createTokenAuth } from 'express-verified-user';
+import { cloudflareAccess, googleIap, awsAlb } from 'express-verified-user/edge';`),
+  );
+  run('node', ['edge-esm.mjs'], app);
+});
 
 check('require() from CommonJS', () => {
   fs.writeFileSync(
@@ -206,6 +288,7 @@ import {
 } from 'express-verified-user';
 import { createTestIssuer } from 'express-verified-user/testing';
 import { createRedisStore, type RedisStore } from 'express-verified-user/redis';
+import { awsAlb, cloudflareAccess, googleIap, type EdgeOptions } from 'express-verified-user/edge';
 
 export const options: TokenAuthOptions = { key: { secret: 'a'.repeat(32) }, issuer: 'iss', audience: ['aud'] };
 // A public key as node:crypto exports a JWK, whatever @types/node calls that type.
@@ -232,6 +315,14 @@ export async function mint(): Promise<string> {
 export function body(err: unknown): ErrorBody | undefined {
   return err instanceof TokenAuthError ? err.toJSON() : undefined;
 }
+// The edge presets: options that spread into createTokenAuth's, claims typed by 'jwt'.
+const behindCloudflare: EdgeOptions = cloudflareAccess({ teamDomain: 'https://acme.cloudflareaccess.com', audience: 'a'.repeat(64) });
+export const edge = [
+  createTokenAuth({ ...behindCloudflare, onError: (err) => console.warn(err.code) }),
+  createTokenAuth(googleIap({ audience: '/projects/1/global/backendServices/2' })),
+  createTokenAuth(awsAlb({ signer: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/a/0123456789abcdef', clientId: null, issuer: 'https://idp.example.com' })),
+];
+export const expOf = (token: string): Promise<number> => edge[0].verify(token).then((claims) => claims.exp);
 `;
 check("@types/express is an optional peer dependency (the package's .d.ts files import Express's types)", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -254,7 +345,7 @@ fs.writeFileSync(path.join(app, 'types-consumer.ts'), TYPES_CONSUMER);
 for (const [resolution, moduleOptions] of MODULE_SETTINGS) {
   for (const esModuleInterop of [true, false]) {
     check(
-      `TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root, ./testing and ./redis with no type error`,
+      `TypeScript (strict, moduleResolution ${resolution}, esModuleInterop ${esModuleInterop}) resolves the root, ./testing, ./redis and ./edge with no type error`,
       () => {
         const config = `tsconfig.${resolution}-${esModuleInterop}.json`;
         fs.writeFileSync(

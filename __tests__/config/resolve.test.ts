@@ -234,8 +234,8 @@ describe('createTokenAuth option validation', () => {
   });
 
   it.each([
-    ['issuer missing', { issuer: undefined }, /"issuer" is required/],
-    ['audience missing', { audience: undefined }, /"audience" is required/],
+    ['issuer given as undefined', { issuer: undefined }, /"issuer" was given as undefined/],
+    ['audience given as undefined', { audience: undefined }, /"audience" was given as undefined/],
     ['issuer empty', { issuer: '' }, /"issuer"/],
     ['audience an empty array', { audience: [] }, /"audience"/],
     ['issuer true', { issuer: true }, /"issuer"/],

@@ -4,7 +4,14 @@ import { createCluster } from 'redis';
 import { AUDIENCE, ISSUER } from '../fixtures/issuer';
 import { startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 import { createIdentityService } from '../fixtures/identity-service';
-import { startInstance, stopAllInstances, within, type Instance, type InstanceConfig } from '../fixtures/fleet';
+import {
+  figures,
+  startInstance,
+  stopAllInstances,
+  within,
+  type Instance,
+  type InstanceConfig,
+} from '../fixtures/fleet';
 import { startRedisCluster, type RedisClusterSetup } from '../fixtures/redis-topologies';
 import { createRedisStore, type RedisClientLike, type RedisStore } from '../../lib/redis';
 
@@ -119,8 +126,9 @@ describe.each(['redis', 'ioredis'] as const)('the Redis store on a Redis Cluster
 
 describe('a fleet of three processes on a Redis Cluster', () => {
   let instances: Instance[];
+  let config: InstanceConfig;
   beforeAll(async () => {
-    const config: InstanceConfig = {
+    config = {
       cluster: cluster.nodes,
       client: 'redis',
       key: { upstream: upstream.origin, timeout: '1s' },
@@ -164,6 +172,102 @@ describe('a fleet of three processes on a Redis Cluster', () => {
       'the revocation on every instance',
     );
   });
+
+  it('keeps its promises through a CLUSTER FAILOVER of the nodes holding the list and the proof ids, under traffic', async () => {
+    const good = issue();
+    const revokedBefore = issue();
+    const before = issued.get(revokedBefore)!;
+    await instances[0].call('revoke', { jti: before.jti, exp: before.exp });
+    await within(
+      1000,
+      async () => (await Promise.all(instances.map((i) => i.get(revokedBefore)))).every((a) => a.status === 401),
+      'the revocation on every instance',
+    );
+    const answers: Array<{ token: 'good' | 'revoked'; status: number }> = [];
+    const acknowledged: string[] = [];
+    const claimed: Array<{ id: string; by: number }> = [];
+    let running = true;
+    const traffic = instances.map(async (instance, by) => {
+      for (let i = 0; i < 1000 && running; i++) {
+        answers.push({ token: 'good', status: (await instance.get(good)).status });
+        answers.push({ token: 'revoked', status: (await instance.get(revokedBefore)).status });
+        if (i % 3 === 0) {
+          const token = issue();
+          const { jti, exp } = issued.get(token)!;
+          await instance.call('revoke', { jti, exp }).then(
+            () => acknowledged.push(token),
+            () => undefined,
+          );
+        }
+        const id = randomUUID();
+        if (
+          await instance.call<boolean>('claim', { claimId: id, expiresAt: Date.now() / 1000 + 600 }).catch(() => false)
+        )
+          claimed.push({ id, by });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    const prefix = config.prefix!;
+    let list: { old: number; ms: number };
+    let proofs: { old: number; ms: number };
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      list = await cluster.failover(`${prefix}revoked`);
+      proofs = await cluster.failover(`${prefix}dpop:{${prefix}dpop}:count`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    } finally {
+      running = false;
+      await Promise.all(traffic);
+    }
+
+    expect(answers.filter((a) => a.token === 'good' && a.status === 401)).toEqual([]);
+    expect(answers.filter((a) => a.token === 'revoked' && a.status === 200)).toEqual([]);
+    // One proof once: every id claimed, before, during or after, is refused through another instance.
+    const again = await Promise.all(
+      claimed.map((c) =>
+        instances[(c.by + 1) % 3].call<boolean>('claim', { claimId: c.id, expiresAt: Date.now() / 1000 + 600 }),
+      ),
+    );
+    expect(again.filter((a) => a)).toEqual([]);
+    // Every acknowledged revocation is refused by every instance, and by one started now.
+    const late = await startInstance({ ...config, client: 'ioredis' });
+    await within(
+      10_000,
+      async () => (await late.call<{ revocation: { loaded: boolean } }>('stats')).revocation.loaded,
+      'the late list loaded',
+    );
+    const accepted: string[] = [];
+    for (let i = 0; i < acknowledged.length; i += 20) {
+      await Promise.all(
+        acknowledged.slice(i, i + 20).map(async (token) => {
+          const statuses = await Promise.all([...instances, late].map(async (n) => (await n.get(token)).status));
+          if (statuses.some((status) => status !== 401)) accepted.push(`${issued.get(token)!.jti}: ${statuses.join()}`);
+        }),
+      );
+    }
+    await late.stop();
+    expect(accepted).toEqual([]);
+    // A revocation after the failover reaches all three within 1 s.
+    const after = issue();
+    for (const instance of instances) expect((await instance.get(after)).status).toBe(200);
+    const claims = issued.get(after)!;
+    await instances[2].call('revoke', { jti: claims.jti, exp: claims.exp });
+    const reached = await within(
+      1000,
+      async () => (await Promise.all(instances.map((i) => i.get(after)))).every((a) => a.status === 401),
+      'the revocation on every instance',
+    );
+    figures('cluster manual failover', {
+      listFailoverMs: list.ms,
+      proofsFailoverMs: proofs.ms,
+      sameNode: list.old === proofs.old,
+      answers: answers.length,
+      answers503: answers.filter((a) => a.status === 503).length,
+      revocations: acknowledged.length,
+      claims: claimed.length,
+      revocationAfterMs: reached,
+    });
+  }, 120_000);
 
   it('lets exactly one of the three claim one DPoP proof id', async () => {
     for (let round = 0; round < 5; round++) {

@@ -89,6 +89,26 @@ describe('demo app', () => {
     expect((globalThis as { demoUsesSource?: boolean }).demoUsesSource).toBe(true);
   });
 
+  it('its dashboard counts a verified token that its route refused (403) as insufficient_scope, not as accepted', async () => {
+    const stats = async () =>
+      (await request(app).get('/dashboard/stats.json').expect(200)).body as {
+        total: number;
+        outcomes: Record<string, number>;
+        series: Array<{ ok: number; forbidden: number }>;
+      };
+    const token = await obtainToken(app);
+    const before = await stats();
+    await request(app).get('/api/me').set('Authorization', `Bearer ${token}`).expect(200);
+    for (let i = 0; i < 3; i++)
+      await request(app).get('/api/admin').set('Authorization', `Bearer ${token}`).expect(403);
+    const after = await stats();
+    expect(after.total - before.total).toBe(4);
+    expect((after.outcomes.ok ?? 0) - (before.outcomes.ok ?? 0)).toBe(1);
+    expect((after.outcomes.insufficient_scope ?? 0) - (before.outcomes.insufficient_scope ?? 0)).toBe(3);
+    const forbidden = (s: typeof after) => s.series.reduce((sum, second) => sum + second.forbidden, 0);
+    expect(forbidden(after) - forbidden(before)).toBe(3);
+  });
+
   describe('pages', () => {
     it('serves the link builder at / with its scope and provider choices, for the code flow', async () => {
       const res = await request(app).get('/').expect(200).expect('Content-Type', /html/);
@@ -331,7 +351,7 @@ describe('startDemo', () => {
       expect(args).toContain(demo.keyFile);
       keyFile = demo.keyFile;
       expect(statSync(keyFile).mode & 0o077).toBe(0);
-      const minted = runCli(args, {});
+      const minted = await runCli(args, {});
       expect(minted.code).toBe(0);
       const res = await request(demo.url.slice(0, -1))
         .get('/api/me')

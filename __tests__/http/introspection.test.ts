@@ -1,14 +1,17 @@
 /**
  * Opaque tokens (RFC 7662 introspection; docs/introspection.md) through real Express 4 and 5 apps, against a real
  * oidc-provider 9 (opaque access tokens, JWTs for `jwtResource`): the introspected claims on req.auth, the route's
- * scopes, and a hostile client's JWT of the issuer spelt with stray b64token characters, never introspected
- * (remote/dispatch.ts). Calls are counted at the provider.
+ * scopes, a hostile client's JWT of the issuer spelt with stray b64token characters, never introspected
+ * (remote/dispatch.ts), plain JSON answers to a client not registered for signed ones (`introspection.signed`), and
+ * answers about a token that is no access token (`token_type`). Calls are counted at the provider.
  */
 import type { Express } from 'express';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
+import { forwardIntrospection } from '../fixtures/introspection-proxy';
+import { startLoopbackServer } from '../fixtures/loopback-server';
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -105,6 +108,60 @@ describe.each(EXPRESS_VERSIONS)('an opaque token through %s', (_name, express) =
     expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
     expect(errors.map((e) => e.reason)).toEqual(['introspection-inactive']);
   });
+});
+
+describe.each(EXPRESS_VERSIONS)('answers to a client not registered for signed ones, through %s', (_name, express) => {
+  const app = (auth: TokenAuth) => appWith(express, auth, { routes: readAndWrite });
+  const plain = (signed?: 'required') =>
+    introspecting({ introspection: { clientId: 'rs-plain', clientSecret: as.resourceServerSecret, signed } });
+
+  it("answers 200 with the provider's plain JSON answer ('preferred', the default)", async () => {
+    const response = await request(app(plain()))
+      .get('/read')
+      .set(bearer(await as.token()));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ aud: as.resource, scope: 'read', token_type: 'Bearer' });
+  });
+
+  it("answers 503 with Retry-After under signed: 'required'", async () => {
+    const response = await request(app(plain('required')))
+      .get('/read')
+      .set(bearer(await as.token()));
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
+    expect(response.headers['retry-after']).toBe('5');
+  });
+
+  it.each(['refresh_token', 'id_token', 'urn:ietf:params:oauth:token-type:refresh_token'])(
+    'answers 401 invalid_token for an answer whose token_type is %s (no access token)',
+    async (tokenType) => {
+      const proxy = await startLoopbackServer((req, res) =>
+        forwardIntrospection(req, res, `${as.issuer}/token/introspection`, (answer) => ({
+          ...answer,
+          body: JSON.stringify({ ...JSON.parse(answer.body), token_type: tokenType }),
+        })),
+      );
+      try {
+        const errors: TokenAuthError[] = [];
+        const auth = introspecting({
+          onError: (err) => errors.push(err),
+          introspection: {
+            clientId: 'rs-plain',
+            clientSecret: as.resourceServerSecret,
+            endpoint: `${proxy.origin}/token/introspection`,
+          },
+        });
+        const response = await request(app(auth))
+          .get('/read')
+          .set(bearer(await as.token()));
+        expect(response.status).toBe(401);
+        expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
+        expect(errors.map((e) => e.reason)).toEqual(['introspection-token-type']);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });
 
 describe.each(EXPRESS_VERSIONS)(

@@ -369,7 +369,7 @@ describe.each(EXPRESS_VERSIONS)("a protected resource's challenges through %s", 
       const token = issuer.sign({ scopes: [] });
       const forbidden = await request(origin)
         .get('/mcp')
-        .set({ Authorization: `DPoP ${token}`, DPoP: holder.proof({ method: 'GET', url: `${origin}/mcp`, token }) })
+        .set({ Authorization: `DPoP ${token}`, DPoP: holder.proof({ method: 'GET', url: RESOURCE, token }) })
         .expect(403);
       expect(forbidden.headers['www-authenticate']).toBe(
         `DPoP realm="api", algs="${ALGS}", error="insufficient_scope", error_description="Insufficient scope", scope="identify", ${RM}`,

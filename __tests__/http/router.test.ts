@@ -9,7 +9,7 @@ import {
   type JwtClaims,
   type VerifyRouterOptions,
 } from '../../lib';
-import { resetDefaultTokenAuth } from '../../lib/default-auth';
+import { resetDefaultTokenAuth } from '../../lib/token-auth';
 import { createTestIssuer } from '../../lib/testing';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { optionErrorOf } from '../fixtures/option-error';

@@ -69,12 +69,12 @@ describe.each(EXPRESS_VERSIONS)('the top-level factories mounted uncalled (%s)',
   // A fresh copy of the package per Express version: the default instance and the uncalled handler are built once
   // per process, on first use, as they are in an app.
   let lib: typeof import('../../lib');
-  let defaults: typeof import('../../lib/default-auth');
+  let defaults: typeof import('../../lib/token-auth');
   beforeAll(async () => {
     restore = clearVariables();
     await jest.isolateModulesAsync(async () => {
       lib = await import('../../lib');
-      defaults = await import('../../lib/default-auth');
+      defaults = await import('../../lib/token-auth');
     });
   });
   afterAll(() => {

@@ -4,15 +4,18 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import {
   decodeJws,
+  decodePaddedJws,
   HEADER_MEMO_LENGTH,
   HEADER_MEMO_SIZE,
   type JwsHeader,
   isJwsText,
+  isPaddedJwsText,
   jwsSignedEnd,
   normalizeTyp,
   readJsonSegment,
   rememberedHeaders,
 } from '../../lib/jose/jws';
+import { paddedBase64url } from '../fixtures/edge-proxies';
 import { AUDIENCE, b64, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
 import { TokenAuthError } from '../../lib/base/errors';
@@ -256,5 +259,58 @@ describe('normalizeTyp (RFC 7515 §4.1.9)', () => {
     }
     expect(normalizeTyp('application/token-introspection+jwt')).toBe('token-introspection+jwt');
     expect(normalizeTyp('text/dpop+jwt')).toBe('text/dpop+jwt');
+  });
+});
+
+describe('decodePaddedJws (AWS ALB: base64url segments padded with =)', () => {
+  const seg = (value: unknown) => paddedBase64url(Buffer.from(JSON.stringify(value)));
+  const header = seg({ alg: 'ES256', kid: 'abc' }); // 27 bytes of JSON: 36 characters, no padding needed
+  const payload = seg({ sub: 'a' }); // 11 bytes: 15 characters and one =
+  const signature = paddedBase64url(Buffer.alloc(64, 1)); // 86 characters and ==
+
+  it('reads segments with exactly the padding their length needs; signedEnd indexes the text as received', () => {
+    expect(header).not.toContain('=');
+    expect(payload).toMatch(/[^=]=$/);
+    expect(signature).toMatch(/==$/);
+    const token = `${header}.${payload}.${signature}`;
+    expect(isPaddedJwsText(token)).toBe(true);
+    expect(isJwsText(token)).toBe(false);
+    const decoded = decodePaddedJws(token);
+    expect(decoded).toMatchObject({ header: { alg: 'ES256', kid: 'abc' }, payload: { sub: 'a' } });
+    expect(decoded.signedEnd).toBe(header.length + 1 + payload.length);
+  });
+
+  it.each([
+    ['a payload without its padding', () => `${header}.${payload.replace(/=+$/, '')}.${signature}`, 'payload-encoding'],
+    ['a payload with one = too many', () => `${header}.${payload}=.${signature}`, 'payload-encoding'],
+    ['a signature with one = too few', () => `${header}.${payload}.${signature.slice(0, -1)}`, 'signature-encoding'],
+    [
+      'a signature without its padding',
+      () => `${header}.${payload}.${signature.replace(/=+$/, '')}`,
+      'signature-encoding',
+    ],
+    ['three = after one character', () => `${header}.${payload}.${signature.slice(0, -3)}A===`, 'signature-encoding'],
+    ['four = after a whole segment', () => `${header}====.${payload}.${signature}`, 'header-encoding'],
+    [
+      'an = inside a segment',
+      () => `${header.slice(0, 4)}=${header.slice(5)}.${payload}.${signature}`,
+      'header-encoding',
+    ],
+    [
+      'unused bits set before the padding',
+      () => `${header}.${payload.slice(0, -2)}B=.${signature}`,
+      'payload-encoding',
+    ],
+    ['two segments', () => `${header}.${payload}`, 'segments'],
+    ['an empty signature', () => `${header}.${payload}.`, 'signature-missing'],
+  ])('refuses %s', (_what, make, reason) => {
+    let refused: unknown;
+    try {
+      decodePaddedJws(make());
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(TokenAuthError);
+    expect(refused).toMatchObject({ code: 'invalid_token', reason });
   });
 });

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { clearVariables } from '../fixtures/environment';
+import { optionErrorOf } from '../fixtures/option-error';
 import { AUDIENCE, ISSUER } from '../fixtures/issuer';
 
 // Misconfiguration names its cause: the first run of a new app fails with a sentence the user can act on.
@@ -76,6 +77,68 @@ describe('key.secret (or another key form) given but undefined', () => {
 
   it('still says "exactly one of" for an empty key object', () => {
     expect(messageOf({ key: {}, issuer: ISSUER, audience: AUDIENCE })).toMatch(/exactly one of/);
+  });
+});
+
+describe('an option given as undefined (an unset variable) says so, not that another option is missing', () => {
+  const VARIABLES = ['ISSUER_BASE_URL', 'TOKEN_ISSUER_BASE_URL', 'ISSUER_BASEURL', 'AUDIENCE', 'TOKEN_AUDIENCE'];
+  let put: () => void;
+  beforeEach(() => {
+    put = clearVariables(VARIABLES);
+  });
+  afterEach(() => put());
+
+  /** The OptionError createTokenAuth throws for these options. */
+  const refusal = (options: unknown) => optionErrorOf(() => createTokenAuth(options as TokenAuthOptions).close());
+
+  it('issuerBaseURL: process.env.ISSUER_BASE_URL unset names issuerBaseURL and the variables, not "key is required"', () => {
+    const err = refusal({ issuerBaseURL: process.env.ISSUER_BASE_URL, audience: AUDIENCE });
+    expect(err.option).toBe('issuerBaseURL');
+    expect(err.message).toBe(
+      'express-verified-user: option "issuerBaseURL" was given as undefined: probably read from an environment ' +
+        'variable that is not set in this process (ISSUER_BASE_URL and TOKEN_ISSUER_BASE_URL are unset). Set the ' +
+        'variable your code reads (and load your .env file before createTokenAuth runs), or give key (and issuer) instead',
+    );
+  });
+
+  it('names a near miss that is set (ISSUER_BASEURL), names only', () => {
+    process.env.ISSUER_BASEURL = 'https://secret-looking.example';
+    const err = refusal({ issuerBaseURL: process.env.ISSUER_BASE_URL, audience: AUDIENCE });
+    expect(err.option).toBe('issuerBaseURL');
+    expect(err.message).toMatch(/are unset; ISSUER_BASEURL is set: a misspelling of ISSUER_BASE_URL\?\)/);
+    expect(err.message).not.toContain('secret-looking');
+  });
+
+  it('says the value came from elsewhere when the conventional variable is set', () => {
+    process.env.TOKEN_ISSUER_BASE_URL = 'https://as.example';
+    const err = refusal({ issuerBaseURL: process.env.ISSUER_BASE_URL, audience: AUDIENCE });
+    expect(err.message).toMatch(
+      /"issuerBaseURL" was given as undefined, though TOKEN_ISSUER_BASE_URL is set in process\.env/,
+    );
+  });
+
+  it('audience and issuer given as undefined say so, each with its own option path', () => {
+    const audience = refusal({ key: { secret: 's'.repeat(32) }, issuer: ISSUER, audience: process.env.AUDIENCE });
+    expect(audience.option).toBe('audience');
+    expect(audience.message).toMatch(/"audience" was given as undefined: .*\(AUDIENCE and TOKEN_AUDIENCE are unset\)/);
+    const issuer = refusal({ key: { secret: 's'.repeat(32) }, issuer: undefined, audience: AUDIENCE });
+    expect(issuer.option).toBe('issuer');
+    expect(issuer.message).toMatch(/"issuer" was given as undefined: .*or pass false to leave the issuer unchecked/);
+  });
+
+  it('leaves the old messages where the option is truly absent, and accepts issuerBaseURL: undefined beside a key', () => {
+    expect(refusal({ audience: AUDIENCE }).message).toMatch(/option "key" is required/);
+    expect(refusal({ key: { secret: 's'.repeat(32) }, audience: AUDIENCE }).message).toMatch(
+      /option "issuer" is required/,
+    );
+    expect(() =>
+      createTokenAuth({
+        issuerBaseURL: undefined,
+        key: { secret: 's'.repeat(32) },
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      }).close(),
+    ).not.toThrow();
   });
 });
 

@@ -1,6 +1,7 @@
 // requireMcpAuth with the SDK's own client (1.x and 2.x) against oidc-provider: discovery from the 401, dynamic
 // registration, PKCE with `resource`, the AuthInfo a tool sees, per-tool step-up, and tokens that never reach a tool.
 import express from 'express';
+import request from 'supertest';
 import { createTokenAuth } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { listen, type Listening } from '../fixtures/listen';
@@ -150,5 +151,83 @@ describe.each([1, 2] as const)('requireMcpAuth with the SDK %i.x', (line) => {
     expect(challenge).toMatch(/^Bearer realm="api", error="invalid_token"/);
     expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
     expect(runs).toEqual([]);
+  });
+});
+
+describe('requireMcpAuth step-up (acr, maxAge; RFC 9470)', () => {
+  const resource = 'http://127.0.0.1:9/mcp';
+  const metadata = 'http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp';
+  let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
+  let app: express.Express;
+  const reached: string[] = [];
+
+  beforeAll(() => {
+    auth = createTokenAuth({ issuerBaseURL: as.issuer, resource, claims: 'at+jwt' });
+    app = express();
+    app.post(
+      '/mcp',
+      express.json(),
+      requireMcpAuth(auth, {
+        scopes: ['mcp:tools'],
+        tools: { admin: ['mcp:admin'] },
+        acr: ['urn:example:mfa'],
+        maxAge: '10m',
+      }),
+      (req, res) => {
+        reached.push(String(auth.claims(req).acr));
+        res.json({ ok: true });
+      },
+    );
+  });
+  afterAll(() => auth.close());
+  beforeEach(() => {
+    reached.length = 0;
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const token = (claims: Record<string, unknown>) =>
+    as.mint({
+      sub: 'alice',
+      aud: resource,
+      client_id: 'c',
+      scope: 'mcp:tools',
+      iat: now(),
+      exp: now() + 300,
+      jti: `j-${Math.random()}`,
+      ...claims,
+    });
+  const send = async (bearer: string, tool = 'whoami') =>
+    request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${bearer}`)
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } });
+
+  it('a token whose acr is listed and whose auth_time is recent reaches the endpoint', async () => {
+    const answer = await send(await token({ acr: 'urn:example:mfa', auth_time: now() - 60 }));
+    expect(answer.status).toBe(200);
+    expect(reached).toEqual(['urn:example:mfa']);
+  });
+
+  it.each([
+    ['another acr', { acr: 'urn:example:pwd', auth_time: 0 }],
+    ['no acr', { auth_time: 0 }],
+    ['an authentication older than maxAge', { acr: 'urn:example:mfa', auth_time: -3600 }],
+    ['no auth_time', { acr: 'urn:example:mfa' }],
+  ])('%s: 401 insufficient_user_authentication with acr_values and max_age', async (_name, claims) => {
+    const fresh = { ...claims } as Record<string, unknown>;
+    if (typeof fresh.auth_time === 'number') fresh.auth_time = now() - 60 + (fresh.auth_time as number);
+    const answer = await send(await token(fresh));
+    expect(answer.status).toBe(401);
+    expect(answer.headers['www-authenticate']).toBe(
+      `Bearer realm="api", error="insufficient_user_authentication", error_description="Insufficient user authentication", acr_values="urn:example:mfa", max_age="600", scope="mcp:tools", resource_metadata="${metadata}"`,
+    );
+    expect(reached).toEqual([]);
+  });
+
+  it('a gated tool demands both its scopes and the step-up', async () => {
+    const mfa = { acr: 'urn:example:mfa', auth_time: now() - 60 };
+    expect((await send(await token(mfa), 'admin')).status).toBe(403);
+    expect((await send(await token({ scope: 'mcp:tools mcp:admin' }), 'admin')).status).toBe(401);
+    expect((await send(await token({ ...mfa, scope: 'mcp:tools mcp:admin' }), 'admin')).status).toBe(200);
   });
 });

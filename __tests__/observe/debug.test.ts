@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 interface ChildRun {
   stderr: string;
-  report: { tokens: Record<string, string>; status: number };
+  report: { tokens: Record<string, string>; hints: string[]; status: number };
 }
 
 /** Run the refusing child, with NODE_DEBUG as given (and nothing else of the parent's NODE_DEBUG). */
@@ -30,8 +30,11 @@ function run(nodeDebug: string | undefined): Promise<ChildRun> {
   });
 }
 
-const STRICT_HINT =
-  "(claims: 'strict' accepts only the identity service's Shape B; tokens of other authorization servers need claims: 'jwt' or 'at+jwt')";
+const STRICT =
+  "claims: 'strict' (the default with option \"key\") accepts only the identity service's Shape B; tokens of other authorization servers (OpenID Connect, RFC 9068) need claims: 'jwt' or 'at+jwt'";
+const SHAPE = (claim: string) => `(Shape B's ${claim} is missing or malformed; ${STRICT})`;
+const SIGNATURE =
+  '(the signature does not verify with option "key.secret": the token was signed with another key (check that issuer and app read the same secret))';
 
 describe('NODE_DEBUG=express-verified-user', () => {
   let debug: ChildRun;
@@ -39,21 +42,28 @@ describe('NODE_DEBUG=express-verified-user', () => {
     debug = await run('express-verified-user');
   }, 30_000);
 
-  it('prints one line per refusal: status, code, reason, iss, kid, alg, the accepted issuers of an iss refusal, and the mode when the mode refused', () => {
-    const lines = debug.stderr
+  const lines = () =>
+    debug.stderr
       .trim()
       .split('\n')
       .map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
-    expect(lines).toEqual([
-      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
-      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
-      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" kid="k2" alg="HS256" ${STRICT_HINT}`,
-      'refused 401 invalid_token reason=signature iss="https://tenant.example/" kid="k1" alg="HS256"',
-      `refused 401 invalid_token reason=shape:scopes iss="${'i'.repeat(128)}…" kid="${'k'.repeat(128)}…" alg="HS256" ${STRICT_HINT}`,
+
+  it('prints one line per refusal: status, code, reason, iss, kid, alg, and the hint: what was expected, from which option', () => {
+    expect(lines()).toEqual([
+      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('providers')}`,
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" kid="k2" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=signature iss="https://tenant.example/" kid="k1" alg="HS256" ${SIGNATURE}`,
+      `refused 401 invalid_token reason=shape:scopes iss="${'i'.repeat(128)}…" kid="${'k'.repeat(128)}…" alg="HS256" ${SHAPE('scopes')}`,
       'refused 401 invalid_token reason=iss iss="https://tenant.example/" kid="k1" alg="HS256" (expected iss "https://a.example" or "https://b.example", from option "issuer")',
-      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${STRICT_HINT}`,
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
     ]);
     expect(debug.report.status).toBe(401);
+  });
+
+  it("ends each refusal's line with the same hint onError gets as err.hint", () => {
+    expect(debug.report.hints).toHaveLength(7);
+    expect(lines().map((line) => /\((.*)\)$/.exec(line)?.[1])).toEqual(debug.report.hints);
   });
 
   it('never prints a token or any part of one', () => {

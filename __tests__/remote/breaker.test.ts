@@ -84,6 +84,78 @@ describe('CircuitBreaker', () => {
   });
 });
 
+describe('CircuitBreaker and slow calls', () => {
+  const always = () => true;
+  /** A call that hangs until `finish` is called. */
+  function hanging(): { call: () => Promise<string>; finish: () => void } {
+    let finish: () => void = () => undefined;
+    const call = () => new Promise<string>((resolve) => (finish = () => resolve('late')));
+    return { call: () => call(), finish: () => finish() };
+  }
+
+  it('opens once `failures` calls have waited slowAfter with no answer meanwhile, and the first answer closes it', async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failures: 3, cooldown: 5 }, () => now, 100);
+    const held = [hanging(), hanging(), hanging()];
+    const pending = held.map((h) => breaker.run(h.call, always));
+    now = 50;
+    // Not slow yet: a fourth call goes out.
+    const fourth = hanging();
+    const fourthPending = breaker.run(fourth.call, always);
+    now = 100;
+    let called = false;
+    await expect(
+      breaker.run(() => {
+        called = true;
+        return Promise.resolve('ok');
+      }, always),
+    ).rejects.toMatchObject({ reason: 'breaker-open', headers: { 'Retry-After': '5' } });
+    expect(called).toBe(false);
+    expect(breaker.stats()).toMatchObject({ state: 'open', failures: 0, openedAt: 100 });
+    // The remote was only slow: its first answer closes the breaker.
+    held[0].finish();
+    await expect(pending[0]).resolves.toBe('late');
+    expect(breaker.stats().state).toBe('closed');
+    await expect(breaker.run(() => Promise.resolve('ok'), always)).resolves.toBe('ok');
+    for (const h of [...held.slice(1), fourth]) h.finish();
+    await Promise.all([...pending, fourthPending]);
+  });
+
+  it('does not count calls as slow while others are answered', async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failures: 3, cooldown: 5 }, () => now, 100);
+    const held = [hanging(), hanging(), hanging()];
+    const pending = held.map((h) => breaker.run(h.call, always));
+    now = 90;
+    await expect(breaker.run(() => Promise.resolve('answered'), always)).resolves.toBe('answered');
+    // Three calls have waited 150 ms, but one was answered 60 ms ago: the remote is up.
+    now = 150;
+    await expect(breaker.run(() => Promise.resolve('ok'), always)).resolves.toBe('ok');
+    // No answer for 101 ms (the last at 150), and the three calls waiting 251 ms: slow.
+    now = 251;
+    await expect(breaker.run(() => Promise.resolve('never'), always)).rejects.toMatchObject({ reason: 'breaker-open' });
+    for (const h of held) h.finish();
+    await Promise.all(pending);
+  });
+
+  it('has no slow-call rule without slowAfter, nor below `failures` calls under way', async () => {
+    let now = 0;
+    const without = new CircuitBreaker({ failures: 2, cooldown: 5 }, () => now);
+    const fewer = new CircuitBreaker({ failures: 2, cooldown: 5 }, () => now, 100);
+    const held = [hanging(), hanging(), hanging()];
+    const pending = [
+      without.run(held[0].call, always),
+      without.run(held[1].call, always),
+      fewer.run(held[2].call, always),
+    ];
+    now = 10_000;
+    await expect(without.run(() => Promise.resolve('ok'), always)).resolves.toBe('ok');
+    await expect(fewer.run(() => Promise.resolve('ok'), always)).resolves.toBe('ok');
+    for (const h of held) h.finish();
+    await Promise.all(pending);
+  });
+});
+
 describe('CircuitBreaker and a wait the remote asks for (Retry-After)', () => {
   const demand = (seconds: number) => Object.assign(new Error('429'), { seconds });
   const demanded = (err: unknown) => (err as { seconds?: number }).seconds;
@@ -213,23 +285,34 @@ describe.each(EXPRESS_VERSIONS)('upstream mode with a circuit breaker, through %
     expect((await request(server).get('/me').set('Authorization', `Bearer ${issue()}`)).status).toBe(200);
   });
 
-  it('is never opened by 429s about one client: they are no outage, and another token still reaches the upstream', async () => {
-    const { auth, server } = app(() => undefined);
-    const abusive = issue();
-    upstream.handler = (req, res) => {
-      if (req.headers.authorization === `Bearer ${abusive}`)
-        json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '300' });
-      else identityService(req, res);
-    };
-    // More 429s in a row than the breaker's threshold: the limited client is told its Retry-After each time.
-    for (let i = 0; i < 5; i++) {
-      const refused = await request(server).get('/me').set('Authorization', `Bearer ${abusive}`);
-      expect([refused.status, refused.headers['retry-after']]).toEqual([503, '300']);
+  it("holds every new token's call for a 429's Retry-After (RFC 6585: this client as a whole), cached users still answered", async () => {
+    const reasons: string[] = [];
+    const { auth, server } = app((err) => reasons.push(err.reason ?? ''));
+    const cached = issue();
+    expect((await request(server).get('/me').set('Authorization', `Bearer ${cached}`)).status).toBe(200);
+    upstream.handler = (_req, res) =>
+      json(res, 429, { status: 'error', message: 'slow down' }, { 'Retry-After': '120' });
+    const limited = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+    expect([limited.status, limited.headers['retry-after']]).toEqual([503, '120']);
+    // The upstream would answer now: any call that reached it would succeed.
+    upstream.handler = identityService;
+    const waits: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const held = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
+      expect(held.status).toBe(503);
+      expect(held.body).toEqual({ status: 'error', message: 'Token verification unavailable' });
+      waits.push(Number(held.headers['retry-after']));
     }
+    expect(upstream.requests).toBe(2);
+    expect(reasons.slice(-7)).toEqual(Array(7).fill('upstream-throttled'));
+    // The time left, counting down: never more than asked, never rising.
+    for (const [i, wait] of waits.entries()) {
+      expect(wait).toBeLessThanOrEqual(i === 0 ? 120 : waits[i - 1]);
+      expect(wait).toBeGreaterThan(100);
+    }
+    expect((await request(server).get('/me').set('Authorization', `Bearer ${cached}`)).status).toBe(200);
+    // A throttle is no outage: the breaker never counted it.
     expect(auth.stats().breaker).toMatchObject({ state: 'closed', failures: 0 });
-    const other = await request(server).get('/me').set('Authorization', `Bearer ${issue()}`);
-    expect(other.status).toBe(200);
-    expect(upstream.requests).toBe(6);
   });
 
   it('once 503s open it, stays open as long as their Retry-After asks, telling every client the time left', async () => {

@@ -1,6 +1,7 @@
 /**
  * Reading an introspection answer (RFC 7662 §2.2, RFC 9701 §5): each rule on a correctly signed answer, so that the
- * rule alone decides (the tests through a proxy, __tests__/http/introspection.test.ts, alter answers under the AS's
+ * rule alone decides (freshness by `iat` within the call's window, `aud` naming this resource server by any of its
+ * names, an access token's `token_type`) (the tests through a proxy, __tests__/http/introspection.test.ts, alter answers under the AS's
  * signature, which the signature check refuses first).
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
@@ -21,7 +22,14 @@ const keys: SigningKeySource = {
   keyFor: () => as.publicKey,
   close: () => undefined,
 };
-const context: SignedAnswerContext = { issuer: ISSUER, clientId: 'api', keys, now: NOW, clockTolerance: 5 };
+const context: SignedAnswerContext = {
+  issuer: ISSUER,
+  audiences: ['api', 'https://api.example.test', 'https://api.example.test/orders'],
+  keys,
+  now: NOW,
+  clockTolerance: 5,
+  window: 10,
+};
 
 function signed(
   claims: Record<string, unknown>,
@@ -47,11 +55,40 @@ async function reason(text: string): Promise<string | undefined> {
 }
 
 describe('readSignedAnswer', () => {
-  it('answers the token_introspection member of a good answer', async () => {
-    await expect(readSignedAnswer(signed(good), context)).resolves.toEqual(answer);
+  it('answers the token_introspection member of a good answer, and its iat', async () => {
+    await expect(readSignedAnswer(signed(good), context)).resolves.toEqual({ answer, iat: NOW });
     await expect(
       readSignedAnswer(signed({ ...good, aud: ['x', 'api'] }, { typ: 'application/token-introspection+jwt' }), context),
-    ).resolves.toEqual(answer);
+    ).resolves.toEqual({ answer, iat: NOW });
+  });
+
+  it.each([
+    ['the configured audience (an AS that signs for the token audience)', 'https://api.example.test'],
+    ['the resource', 'https://api.example.test/orders'],
+    ['the client id among others', ['https://other.example.test', 'api']],
+  ])('believes an answer whose aud is %s (RFC 9701 §5)', async (_case, aud) => {
+    await expect(readSignedAnswer(signed({ ...good, aud }), context)).resolves.toEqual({ answer, iat: NOW });
+  });
+
+  it('names the aud received and the ones expected in the hint of an aud refusal, and nothing else', async () => {
+    let caught: TokenAuthError | undefined;
+    try {
+      await readSignedAnswer(signed({ ...good, aud: 'https://other-api.example.test' }), context);
+    } catch (err) {
+      caught = err as TokenAuthError;
+    }
+    expect([caught?.code, caught?.reason]).toEqual(['verification_unavailable', 'introspection-jwt-aud']);
+    expect(caught?.hint).toBe(
+      'the signed answer\'s aud is "https://other-api.example.test"; expected one of "api", "https://api.example.test", ' +
+        '"https://api.example.test/orders" (introspection.clientId, audience, resource)',
+    );
+  });
+
+  it('believes an answer as old as the window, and no older', async () => {
+    await expect(readSignedAnswer(signed({ ...good, iat: NOW - 10 }), context)).resolves.toMatchObject({
+      iat: NOW - 10,
+    });
+    expect(await reason(signed({ ...good, iat: NOW - 11 }))).toBe('introspection-jwt-stale');
   });
 
   it.each([
@@ -59,9 +96,11 @@ describe('readSignedAnswer', () => {
     ['no typ', signed(good, { typ: undefined }), 'introspection-jwt-typ'],
     ['another issuer', signed({ ...good, iss: 'https://evil.example.test' }), 'introspection-jwt-iss'],
     ['another client', signed({ ...good, aud: 'someone-else' }), 'introspection-jwt-aud'],
+    ['no aud', signed({ ...good, aud: undefined }), 'introspection-jwt-aud'],
     ['no iat', signed({ ...good, iat: undefined }), 'introspection-jwt-iat'],
     ['an iat in the future', signed({ ...good, iat: NOW + 60 }), 'introspection-jwt-iat'],
     ['an expired answer', signed({ ...good, exp: NOW - 60 }), 'introspection-jwt-exp'],
+    ['an answer one year old, without exp', signed({ ...good, iat: NOW - 365 * 86_400 }), 'introspection-jwt-stale'],
     ['an algorithm outside the key set', signed(good, { alg: 'HS256' }), 'introspection-jwt-malformed'],
     [
       'alg none',
@@ -82,6 +121,21 @@ describe('readAnswer', () => {
   });
 
   it.each([
+    'Bearer',
+    'bearer',
+    'BEARER',
+    'DPoP',
+    'dpop',
+    'N_A',
+    'access_token',
+    'urn:ietf:params:oauth:token-type:access_token',
+  ])('accepts an access token type: token_type %p', (tokenType) => {
+    expect(readAnswer({ active: true, scope: 'read', token_type: tokenType }, ISSUER)).toMatchObject({
+      token_type: tokenType,
+    });
+  });
+
+  it.each([
     [
       'an inactive token, whatever else it says',
       { ...answer, active: false },
@@ -89,13 +143,28 @@ describe('readAnswer', () => {
       'introspection-inactive',
     ],
     ["another issuer's token", { ...answer, iss: 'https://other.example.test' }, 'invalid_token', 'iss'],
+    ['an answer without a boolean active', { ...answer, active: 'true' }, 'invalid_token', 'introspection-answer'],
+    ['an answer that is no object', ['active', true], 'invalid_token', 'introspection-answer'],
+    ['a refresh token', { ...answer, token_type: 'refresh_token' }, 'invalid_token', 'introspection-token-type'],
+    ['an ID token', { ...answer, token_type: 'id_token' }, 'invalid_token', 'introspection-token-type'],
     [
-      'an answer without a boolean active',
-      { ...answer, active: 'true' },
-      'verification_unavailable',
-      'introspection-answer',
+      'a refresh token named by its URI',
+      { ...answer, token_type: 'urn:ietf:params:oauth:token-type:refresh_token' },
+      'invalid_token',
+      'introspection-token-type',
     ],
-    ['an answer that is no object', ['active', true], 'verification_unavailable', 'introspection-answer'],
+    [
+      'a token_type that is no string',
+      { ...answer, token_type: ['Bearer'] },
+      'invalid_token',
+      'introspection-token-type',
+    ],
+    [
+      'access_token spelt with the Kelvin sign (no Unicode folding)',
+      { ...answer, token_type: 'access_to\u212Aen' },
+      'invalid_token',
+      'introspection-token-type',
+    ],
   ])('refuses %s', (_case, body, code, why) => {
     let caught: unknown;
     try {

@@ -3,7 +3,9 @@
  * createTokenAuth, with no network call.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { createTokenAuth, type TokenAuthOptions } from '../../lib';
+import { createTokenAuth, OptionError, type TokenAuthOptions } from '../../lib';
+import type { IssuerBase } from '../../lib/keys/discovery-options';
+import { resolveIntrospection } from '../../lib/remote/introspection-options';
 
 const BASE = 'https://as.example.test';
 const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -104,6 +106,16 @@ describe('introspection options', () => {
       /"introspection.maxInflight" must be a positive integer/,
     ],
     [
+      'signed: true (not one of the three)',
+      { introspection: { clientId: 'api', clientSecret: 's', signed: true } },
+      /"introspection.signed" must be 'required', 'preferred' or false/,
+    ],
+    [
+      "signed: 'always'",
+      { introspection: { clientId: 'api', clientSecret: 's', signed: 'always' } },
+      /"introspection.signed" must be 'required', 'preferred' or false/,
+    ],
+    [
       'introspect without introspection',
       { introspect: 'always' },
       /"introspect" applies only with option "introspection"/,
@@ -126,6 +138,34 @@ describe('introspection options', () => {
   ])('refuses %s with a TypeError naming the option', (_case, options, message) => {
     expect(create(options)).toThrow(TypeError);
     expect(create(options)).toThrow(message);
+  });
+
+  it("takes signed 'preferred' by default, and 'required' or false as given", () => {
+    const server: IssuerBase[] = [{ base: BASE, url: new URL(BASE) }];
+    const resolve = (signed?: unknown) =>
+      resolveIntrospection({ introspection: { clientId: 'api', clientSecret: 's', signed } }, server, false)?.signed;
+    expect([resolve(), resolve('preferred'), resolve('required'), resolve(false)]).toEqual([
+      'preferred',
+      'preferred',
+      'required',
+      false,
+    ]);
+    expect(() => resolve(true)).toThrow(OptionError);
+  });
+
+  it('names this resource server for signed answers by its client id, then audience and resource', () => {
+    const server: IssuerBase[] = [{ base: BASE, url: new URL(BASE) }];
+    const names = (input: Record<string, unknown>) =>
+      resolveIntrospection({ introspection: { clientId: 'api', clientSecret: 's' }, ...input }, server, false)
+        ?.audiences;
+    expect(names({ audience: 'https://api.example.test' })).toEqual(['api', 'https://api.example.test']);
+    expect(names({ audience: ['a', 'api', 'b'], resource: 'https://api.example.test/mcp' })).toEqual([
+      'api',
+      'a',
+      'b',
+      'https://api.example.test/mcp',
+    ]);
+    expect(names({ audience: false })).toEqual(['api']);
   });
 
   it('refuses introspection without issuerBaseURL (no server to discover)', () => {

@@ -259,23 +259,10 @@ describe('upstream key source', () => {
       'a 502 with an HTTP-date Retry-After',
       (res) => json(res, 502, {}, { 'Retry-After': 'Wed, 21 Oct 2015 07:28:00 GMT' }),
     ],
-    ['a 400', (res) => json(res, 400, { status: 'error', message: 'Bad request' })],
     ['a 404', (res) => json(res, 404, { status: 'error', message: 'Not found' })],
     ['a 204', (res) => res.writeHead(204).end()],
     ['a redirect', (res) => res.writeHead(302, { Location: '/login' }).end()],
-    ['non-JSON', (res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>sign in</html>')],
-    ['a JSON array', (res) => json(res, 200, [shapeB(now)])],
-    [
-      'Shape A',
-      (res) =>
-        json(res, 200, {
-          status: 'success',
-          user: { id: '1', name: 'N', email: 'n@example.com', picture: 'https://x/p.png' },
-        }),
-    ],
-    ['Shape B without jti', (res) => json(res, 200, shapeB(now, { jti: undefined }))],
-    ['an answer over 256 KiB', (res) => json(res, 200, shapeB(now, { pad: 'x'.repeat(300 * 1024) }))],
-  ])('answers 503 for %s, never caching it', async (_what, answer) => {
+  ])('answers 503 for %s (an outage), never caching it', async (_what, answer) => {
     const { token } = issue();
     upstream.handler = (_req, res) => answer(res);
     const auth = upstreamAuth();
@@ -289,6 +276,46 @@ describe('upstream key source', () => {
     upstream.handler = identityService;
     await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
   });
+
+  it.each<[string, string, (res: ServerResponse) => void]>([
+    ['a 400', 'upstream-status-400', (res) => json(res, 400, { status: 'error', message: 'Bad request' })],
+    ['a 413', 'upstream-status-413', (res) => json(res, 413, { status: 'error', message: 'Too large' })],
+    [
+      'non-JSON',
+      'upstream-not-json',
+      (res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>sign in</html>'),
+    ],
+    ['a JSON array', 'upstream-not-object', (res) => json(res, 200, [shapeB(now)])],
+    [
+      'Shape A',
+      'upstream-shape:iss',
+      (res) =>
+        json(res, 200, {
+          status: 'success',
+          user: { id: '1', name: 'N', email: 'n@example.com', picture: 'https://x/p.png' },
+        }),
+    ],
+    ['Shape B without jti', 'upstream-shape:jti', (res) => json(res, 200, shapeB(now, { jti: undefined }))],
+    [
+      'an answer over 256 KiB',
+      'upstream-too-large',
+      (res) => json(res, 200, shapeB(now, { pad: 'x'.repeat(300 * 1024) })),
+    ],
+  ])(
+    'answers 401 for %s (an answer about this token), remembered errorTtl like any token fault',
+    async (_what, reason, answer) => {
+      const { token } = issue();
+      upstream.handler = (_req, res) => answer(res);
+      const auth = upstreamAuth({}, { cache: { errorTtl: '5s' } });
+      const err = await failure(auth.verify(token));
+      expect([err.code, err.status, err.reason]).toEqual(['invalid_token', 401, reason]);
+      upstream.handler = identityService;
+      expect((await failure(auth.verify(token))).code).toBe('invalid_token');
+      expect(upstream.requests).toBe(1);
+      now += 6;
+      await expect(auth.verify(token)).resolves.toMatchObject({ iss: ISSUER });
+    },
+  );
 
   it.each([
     ['another issuer', { iss: 'https://evil.example.com' }, 'invalid_token'],

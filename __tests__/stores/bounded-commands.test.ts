@@ -60,9 +60,9 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
     redis.server.resume();
     await accepting(s, 'the store to accept commands again');
     // Only the 20 that were let through reached Redis (and the probes after resume): the other 80 never queued.
-    const keys = await redis.admin.keys(`${prefix}dpop:*`);
-    expect(keys.length).toBeGreaterThanOrEqual(21);
-    expect(keys.length).toBeLessThan(30);
+    const held = await redis.admin.zcard(`${prefix}dpop:{${prefix}dpop}:key:-`);
+    expect(held).toBeGreaterThanOrEqual(21);
+    expect(held).toBeLessThan(30);
   });
 
   it('refuses a maxPending that is not a whole number of at least 1', () => {
@@ -71,6 +71,61 @@ describe.each(['redis', 'ioredis'] as const)('commands waiting on a stalled Redi
         /maxPending/,
       );
     }
+  });
+});
+
+describe.each(['redis', 'ioredis'] as const)('bytes waiting on a stalled Redis (%s)', (kind) => {
+  it('hands the client at most maxPendingBytes of commands (4 MiB by default): 256 KiB verdicts beyond it fail at once, unsent', async () => {
+    const prefix = `b${randomUUID().slice(0, 8)}:`;
+    const s = store(kind, prefix);
+    await accepting(s, 'the client to be ready');
+    const verdict = JSON.stringify({ ok: true, payload: { pad: 'x'.repeat(256 * 1024 - 40) } });
+    redis.server.pause();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) => s.setVerdict(`k${i}`, verdict, 60)),
+    );
+    const names = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'fulfilled'));
+    const handed = names.filter((n) => n === 'StoreTimeoutError').length;
+    // Each command holds its verdict and a few bytes more: 15 of them fit in 4 MiB, not 200 (50 MiB).
+    const tally: Record<string, number> = {};
+    for (const name of names) tally[name] = (tally[name] ?? 0) + 1;
+    expect(tally).toEqual({ StoreTimeoutError: 15, StoreBusyError: 185 });
+    redis.server.resume();
+    await accepting(s, 'the store to accept commands again');
+    // What reached Redis is what the client held: the verdicts it was handed, no more.
+    const stored = await redis.admin.keys(`${prefix}verdict:*`);
+    expect(stored).toHaveLength(handed);
+    expect(handed * Buffer.byteLength(verdict)).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
+  it('refuses a maxPendingBytes that is not a whole number of at least 1', () => {
+    for (const maxPendingBytes of [0, 1.5, '10' as never]) {
+      expect(() =>
+        createRedisStore(appRedisClient(kind, redis.server.url, redis.cleanups), { maxPendingBytes }),
+      ).toThrow(/maxPendingBytes/);
+    }
+  });
+
+  it("reloads the revocation list after a reconnect while the app's commands wait behind paused writes", async () => {
+    const prefix = `l${randomUUID().slice(0, 8)}:`;
+    const s = store(kind, prefix);
+    const reports: string[] = [];
+    const list = s.follow((err) => void reports.push(String(err.reason)));
+    await within(5000, () => list.stats().loaded, 'the list loaded');
+    await accepting(s, 'the client to be ready');
+    const ids = `${prefix}dpop:{${prefix}dpop}:key:-`;
+    const held = await redis.admin.zcard(ids);
+    // Writes stop (as during a manual failover); a flood of DPoP claims waits on the app's client behind them.
+    await redis.admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
+    redis.cleanups.push(() => redis.admin.call('CLIENT', 'UNPAUSE'));
+    const flood = Array.from({ length: 200 }, () => s.claimOnce(randomUUID(), nowS() + 60).catch(() => false));
+    await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await within(5000, () => reports.includes('store-unavailable'), 'the pub/sub connection lost');
+    await within(10_000, () => list.stats().available, 'the list reloaded');
+    // Reloaded while every claim of the flood still waited: none of them has reached Redis yet.
+    expect(await redis.admin.zcard(ids)).toBe(held);
+    await redis.admin.call('CLIENT', 'UNPAUSE');
+    await Promise.all(flood);
   });
 });
 

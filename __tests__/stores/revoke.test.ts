@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { TokenAuthError, type JwtClaims } from '../../lib';
+import request from 'supertest';
+import { createTokenAuth, TokenAuthError, type JwtClaims } from '../../lib';
+import { createTestIssuer } from '../../lib/testing';
+import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { listen } from '../fixtures/listen';
 import { type RedisStore, type RedisStoreOptions } from '../../lib/redis';
 import { appRedisStore, useRedisServer } from '../fixtures/app-redis-client';
 import { within } from '../fixtures/fleet';
@@ -44,18 +48,19 @@ describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) =
       'every revocation reaching the follower',
     );
     expect(await redis.admin.zscore(`${prefix}revoked`, far[0])).toBe(String(LATEST));
-    const ttl = await redis.admin.ttl(`${prefix}revoked`);
-    expect(ttl).toBeGreaterThan(0); // the set expires (with its latest entry), never -1
+    // No expiry: a volatile-* eviction policy never drops the set (its entries leave at their exp instead).
+    expect(await redis.admin.ttl(`${prefix}revoked`)).toBe(-1);
     expect(listB.isRevoked(far[1], LATEST - 1)).toBe(true);
   });
 
-  it('heals a set left with an entry past the year 9999 by an earlier version: revoke() stores, expires and publishes', async () => {
+  it('takes over a set an earlier version left (an entry past the year 9999, an expiry): stores, publishes, drops the expiry', async () => {
     const { prefix, a, listB } = await pair(kind);
     await redis.admin.zadd(`${prefix}revoked`, '1e17', 'left-by-an-earlier-version');
+    await redis.admin.expire(`${prefix}revoked`, 600);
     const jti = randomUUID();
     await a.revoke(jti, soon());
     await within(2000, () => listB.isRevoked(jti, nowS()) === true, 'the revocation reaching the follower');
-    expect(await redis.admin.ttl(`${prefix}revoked`)).toBeGreaterThan(0);
+    expect(await redis.admin.ttl(`${prefix}revoked`)).toBe(-1);
   });
 
   it('writes nothing and publishes nothing when Redis refuses the script (a key of another type under the name)', async () => {
@@ -99,5 +104,39 @@ describe.each(['redis', 'ioredis'] as const)('revoke() on a %s client', (kind) =
       'the queued revocation to run and reach both lists',
     );
     await a.revoke(jti, soon()); // a retry is harmless
+  });
+});
+
+describe.each(EXPRESS_VERSIONS)('a revoked token at its exp, through %s', (_name, express) => {
+  it('stays refused while clockTolerance still accepts its exp, on the instance that revoked it and on one started after', async () => {
+    const issuer = await createTestIssuer({});
+    redis.cleanups.push(() => issuer.close());
+    const prefix = `g${randomUUID().slice(0, 8)}:`;
+    const serve = async () => {
+      const auth = createTokenAuth({ ...issuer.options, clockTolerance: 30, revocation: store('ioredis', prefix) });
+      const app = express();
+      app.get('/me', auth.requireVerifiedUser(), (_req, res) => {
+        res.json({ ok: true });
+      });
+      const listening = await listen(app);
+      redis.cleanups.push(
+        () => auth.close(),
+        () => listening.close(),
+      );
+      await within(5000, () => auth.stats().revocation?.loaded === true, 'the list loaded');
+      return (token: string) => request(listening.origin).get('/me').set('Authorization', `Bearer ${token}`);
+    };
+    const first = await serve();
+    // Expired two seconds ago: inside the 30 s of clockTolerance, so only its revocation refuses it.
+    const exp = Math.floor(nowS()) - 2;
+    const token = issuer.sign({ exp });
+    expect((await first(token)).status).toBe(200);
+    const jti = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).jti as string;
+    await store('redis', prefix).revoke(jti, exp);
+    await within(2000, async () => (await first(token)).status === 401, 'the revocation on the first instance');
+    const later = await serve();
+    const refused = await later(token);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ status: 'error', message: 'Invalid access token' });
   });
 });

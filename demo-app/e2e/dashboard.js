@@ -38,6 +38,40 @@ async function dashboardChecks({ page, demo, check, assert, equal, artifacts }) 
     assert(!html.includes(demo.token.split('.')[2]), 'no token on the page');
   });
 
+  await check(
+    'dashboard: a verified token its route refuses (403) counts as insufficient_scope, not accepted',
+    async () => {
+      const admin = (token) =>
+        fetch(`${demo.url}api/admin`, { headers: { Authorization: `Bearer ${token}` } }).then((res) => res.status);
+      /** The value of the insufficient_scope bar (0 when there is none yet): the demo's pages made some 403s already. */
+      const forbidden = async () => {
+        const bars = await page.locator('#outcomes text').allTextContents();
+        const at = bars.indexOf('insufficient_scope');
+        return at < 0 ? 0 : count(bars[at + 1] ?? '');
+      };
+      const before = {
+        total: count(await figure('total')),
+        ok: count(await figure('ok')),
+        refused: count(await figure('refused')),
+        forbidden: await forbidden(),
+      };
+      for (let i = 0; i < 4; i++) equal(await admin(demo.token), 403, 'status of a valid token at /api/admin');
+      await page.waitForFunction((n) => Number(document.body.dataset.total) >= n, before.total + 4, { timeout: 5000 });
+      equal(count(await figure('ok')), before.ok, 'accepted count (unchanged by 403s)');
+      equal(count(await figure('refused')), before.refused + 4, 'refused count');
+      const bars = await page.locator('#outcomes text').allTextContents();
+      assert(bars.includes('insufficient_scope'), `an insufficient_scope bar: ${bars.join(', ')}`);
+      equal(await forbidden(), before.forbidden + 4, 'the insufficient_scope bar counts the four 403s');
+      const fills = await page
+        .locator('#timeline rect')
+        .evaluateAll((rects) => rects.map((r) => r.getAttribute('fill')));
+      assert(
+        fills.includes('#8e5cc4'),
+        `the timeline shows the 403s in their own colour: ${[...new Set(fills)].join(' ')}`,
+      );
+    },
+  );
+
   await check('dashboard: screenshot saved', async () => {
     await page.screenshot({ path: path.join(artifacts, 'demo-dashboard.png'), fullPage: true });
   });

@@ -3,7 +3,7 @@
 // the demo's CSP allows only this origin's files).
 (() => {
   const SVG = 'http://www.w3.org/2000/svg';
-  const COLORS = { ok: '#3553c8', cached: '#8fa3ef', refused: '#c8413a' };
+  const COLORS = { ok: '#3553c8', cached: '#8fa3ef', forbidden: '#8e5cc4', refused: '#c8413a' };
   const OUTCOME_COLORS = {
     ok: '#3553c8',
     invalid_token: '#c8413a',
@@ -47,7 +47,7 @@
       top = 10,
       width = 810,
       height = 180;
-    const max = niceMax(Math.max(...series.map((s) => s.ok + s.refused)));
+    const max = niceMax(Math.max(...series.map((s) => s.ok + s.forbidden + s.refused)));
     grid(svg, { left, top, width, height, max, format: (v) => fmt(Math.round(v)) });
     const slot = width / series.length;
     series.forEach((s, i) => {
@@ -56,6 +56,7 @@
       for (const [count, color] of [
         [s.ok - s.cached, COLORS.ok],
         [s.cached, COLORS.cached],
+        [s.forbidden, COLORS.forbidden],
         [s.refused, COLORS.refused],
       ]) {
         if (count <= 0) continue;

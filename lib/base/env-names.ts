@@ -66,3 +66,36 @@ export function misspellingNote(
   if (near.length === 0) return '';
   return ` (${near.join(' and ')} ${near.length === 1 ? 'is' : 'are'} set: a misspelling of ${wanted}?)`;
 }
+
+/** The variables an option is conventionally read from: `issuerBaseURL` → ISSUER_BASE_URL and TOKEN_ISSUER_BASE_URL. */
+export function variablesFor(option: string): string[] {
+  const name = option.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+  return [name, `TOKEN_${name}`];
+}
+
+/**
+ * `issuerBaseURL: process.env.ISSUER_BASE_URL` with the variable unset: the option is present but undefined. Says so
+ * (rather than naming the option that is then missing), with the variables it was probably read from, which of
+ * them are set, and near misses that are (names only, never values); `instead` says what else would do.
+ */
+export function undefinedOptionMessage(option: string, env: NodeJS.ProcessEnv, instead: string): string {
+  const head = `option "${option}" was given as undefined`;
+  const variables = variablesFor(option);
+  const set = variables.filter((name) => env[name] !== undefined && env[name] !== '');
+  if (set.length > 0) {
+    return (
+      `${head}, though ${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set in process.env: check the ` +
+      `variable name your code reads (${option}: process.env.${set[0]}), or ${instead}`
+    );
+  }
+  const near = [...new Set(variables.flatMap((name) => misspellingsOf(name, env, variables)))];
+  const misspelt =
+    near.length === 0
+      ? ''
+      : `; ${near.join(' and ')} ${near.length === 1 ? 'is' : 'are'} set: a misspelling of ${variables[0]}?`;
+  return (
+    `${head}: probably read from an environment variable that is not set in this process (${variables.join(' and ')} ` +
+    `are unset${misspelt}). Set the variable your code reads (and load your .env file before createTokenAuth runs), ` +
+    `or ${instead}`
+  );
+}

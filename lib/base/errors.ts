@@ -11,7 +11,8 @@ export type TokenAuthErrorCode =
   | 'internal'
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
-  | 'insufficient_user_authentication';
+  | 'insufficient_user_authentication'
+  | 'exchange_refused';
 
 /** The JSON body of every error answer: `{ status: 'error', message }`. */
 export interface ErrorBody {
@@ -32,6 +33,9 @@ const STATUS: Record<TokenAuthErrorCode, number> = {
   invalid_dpop_proof: 401,
   use_dpop_nonce: 401,
   insufficient_user_authentication: 401,
+  // RFC 8693 §2.2.2: the authorization server refused to exchange the token; a 403 with no challenge, since a new
+  // access token from the client would not change the server's policy.
+  exchange_refused: 403,
 };
 
 const MESSAGE: Record<TokenAuthErrorCode, string> = {
@@ -47,6 +51,7 @@ const MESSAGE: Record<TokenAuthErrorCode, string> = {
   invalid_dpop_proof: 'Invalid DPoP proof',
   use_dpop_nonce: 'DPoP nonce required',
   insufficient_user_authentication: 'Insufficient user authentication',
+  exchange_refused: 'Token exchange refused',
 };
 
 /**
@@ -105,8 +110,14 @@ export class TokenAuthError extends Error {
   readonly maxAge: number | undefined;
   /** Facts of the token the failure is about, when it was decoded far enough (for logs; never the token). */
   facts: TokenFacts | undefined;
-  /** What to check or change, for logs and the NODE_DEBUG line (such as the accepted issuers); never sent. */
-  readonly hint: string | undefined;
+  /**
+   * What was expected and from which option (the accepted issuers or audiences, the algorithms the key allows, the
+   * claims mode that fits), for logs and the NODE_DEBUG line; never sent. A refusal's own room sets it when only it
+   * knows (what a key address answered); otherwise it is filled in from the configuration when the failure is
+   * reported (`onError`, `next(err)`, a rejected `verify`). Names and values of the configuration, and of the token
+   * at most its short header fields (`alg`, `typ`), quoted and cut as in a debug line; never the token.
+   */
+  hint: string | undefined;
 
   constructor(code: TokenAuthErrorCode, details: TokenAuthErrorDetails = {}) {
     super(details.message ?? MESSAGE[code], details.cause === undefined ? undefined : { cause: details.cause });

@@ -20,3 +20,11 @@ export function isStringArray(value: unknown): value is string[] {
   for (const item of value) if (typeof item !== 'string') return false;
   return true;
 }
+
+/**
+ * `value` with A–Z made a–z and nothing else changed: the case-insensitive comparisons of protocol text (URI scheme
+ * and host, RFC 3986 §6.2.2.1). `toLowerCase()` folds by Unicode, so the Kelvin sign K (U+212A) would become `k`.
+ */
+export function asciiLowerCase(value: string): string {
+  return value.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+}

@@ -1,7 +1,7 @@
 // Keys for the command line: a signing key read from a file (PEM or private JWK) or a secret, a new development
 // key pair, and a public key printed as PEM or as a JWKS. Messages name files and flags, never key material.
 import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import {
   algorithmsForKey,
   defaultAlgorithm,
@@ -162,4 +162,21 @@ export function publicKeyOf(file: string, asJwks: boolean, alg: string | undefin
     use: 'sig',
   };
   return `${JSON.stringify({ keys: [jwk] }, null, 2)}\n`;
+}
+
+/**
+ * Write a key file that did not exist: mode 0600 for a private key or secret (readable by its owner only), 0644 for
+ * a public key. An existing file (or a link in its place) is refused, never overwritten or followed.
+ */
+export function writeKeyFile(file: string, text: string, secret: boolean): void {
+  try {
+    writeFileSync(file, text, { mode: secret ? 0o600 : 0o644, flag: 'wx' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'EEXIST'
+        ? `${named(file)} exists; remove it or choose another --out (key files are never overwritten)`
+        : `cannot write the key file ${named(file)}`,
+    );
+  }
 }

@@ -1,4 +1,4 @@
-// The options of the top-level auth that default-auth.ts builds from TOKEN_* environment variables. Every missing
+// The options of the top-level auth that token-auth.ts builds from TOKEN_* environment variables. Every missing
 // or wrong variable is named in one TypeError, with near-miss names that were set instead; never a value.
 import { resolveClaimsMode } from '../token/claim-modes';
 import { isSupportedAlgorithm, type Algorithm } from '../jose/algorithms';

@@ -12,19 +12,22 @@ import type { SigningKeyOption } from '../keys/options';
 import type { ResolvedTokenSource } from '../remote';
 import type { UpstreamKeyOption } from '../remote/upstream';
 import type { DiscoveryOptions } from '../keys/discovery-options';
+import type { TenantsOption } from '../token/issuer';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { RevocationStore } from '../verify/revocation';
 import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dpop/options';
 import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../remote/introspection-options';
 import type { ResolvedResource, ResourceOptions } from './resource';
+import type { ResolvedTokenExchange, TokenExchangeOptions } from '../remote/exchange-options';
 
 export type { JwksKeyOption } from '../keys/options';
 export type { UpstreamKeyOption } from '../remote/upstream';
 
 /** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
 export type KeyOption = SigningKeyOption | UpstreamKeyOption;
-export type { IntrospectionOptions, IntrospectMode } from '../remote/introspection-options';
+export type { IntrospectionOptions, IntrospectMode, SignedIntrospection } from '../remote/introspection-options';
 export type { ClientAuthMethod } from '../remote/client-auth';
+export type { TokenExchangeOptions, ExchangeCacheOptions } from '../remote/exchange-options';
 
 /** Result cache bounds and lifetimes (see docs/caching.md). */
 export interface CacheOptions {
@@ -50,6 +53,11 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends Resou
   issuerBaseURL?: string | string[];
   /** With `issuerBaseURL`: `{ timeout }`, the limit of one refresh of metadata and key set together (default 5 s). */
   discovery?: DiscoveryOptions;
+  /**
+   * With an issuer template (`{tenantid}`: Entra ID's `common`/`organizations`/`consumers`, or an `issuer` holding it):
+   * the tenant IDs accepted, a predicate on the token's `tid`, or `'any'` on purpose. Required with a template.
+   */
+  tenants?: TenantsOption;
   /**
    * Accepted `aud` value(s); `false` leaves the audience unchecked on purpose. Required unless `resource` is
    * given, whose URI is then the audience.
@@ -101,6 +109,8 @@ export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends Resou
   introspection?: IntrospectionOptions;
   /** With `introspection`: `'opaque'` (default) verifies the issuer's JWTs here and asks about the rest; `'always'` asks about every token. */
   introspect?: IntrospectMode;
+  /** RFC 8693 token exchange at the authorization server, for `auth.exchange()` (docs/exchange.md). */
+  tokenExchange?: TokenExchangeOptions;
 }
 
 /** The result cache's bounds and lifetimes, durations in seconds. */
@@ -132,6 +142,8 @@ export interface ResolvedOptions {
   sharedVerdicts: SharedVerdictStore | undefined;
   /** The introspection settings (remote/introspection-options.ts), when `introspection` is given. */
   introspection: ResolvedIntrospection | undefined;
+  /** The token exchange settings (remote/exchange-options.ts), when `tokenExchange` is given. */
+  tokenExchange: ResolvedTokenExchange | undefined;
   /** The protected resource (`resource` option), if any. */
   resource: ResolvedResource | undefined;
   /** Whether the `mtls` option was given (the metadata document then says so). */

@@ -1,9 +1,10 @@
 // Validates createTokenAuth's options once and applies the defaults. Each room resolves and checks its own part
-// (the token source in remote/ and keys/, claims modes, DPoP, revocation, shared verdicts, introspection, the
-// resource); this file checks the few options no room owns and assembles ResolvedOptions. Building the pipeline
+// (the token source in remote/ and keys/, claims modes, DPoP, revocation, shared verdicts, introspection, token
+// exchange, the resource); this file checks the few options no room owns and assembles ResolvedOptions. Building the pipeline
 // from ResolvedOptions never throws an option error.
 import { parseDuration } from '../base/duration';
 import { optionError } from '../base/option-error';
+import { undefinedOptionMessage } from '../base/env-names';
 import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import { resolveClaimPolicy } from '../token/claim-modes';
@@ -13,9 +14,18 @@ import { resolveRevocation } from '../verify/revocation';
 import { resolveSharedVerdicts } from '../verify/shared-verdicts';
 import { resolveDpop, resolveMtls } from '../dpop/options';
 import { resolveIntrospection } from '../remote/introspection-options';
+import { resolveTokenExchange } from '../remote/exchange-options';
 import type { CacheOptions, ResolvedOptions, TokenAuthOptions } from './options';
 import { resolveResource, resourceAudience } from './resource';
 import type { AudienceRule } from '../token/registered';
+import {
+  checkIssuerTemplate,
+  checkTenantsFit,
+  issuerRule,
+  resolveTenants,
+  type IssuerRule,
+  type TenantRule,
+} from '../token/issuer';
 
 /** Every option of createTokenAuth: one added to TokenAuthOptions and not listed here fails type-checking. */
 const TOKEN_AUTH_OPTIONS: FieldList<TokenAuthOptions> = {
@@ -42,11 +52,13 @@ const TOKEN_AUTH_OPTIONS: FieldList<TokenAuthOptions> = {
   validateClaims: true,
   issuerBaseURL: true,
   discovery: true,
+  tenants: true,
   dpop: true,
   mtls: true,
   revocation: true,
   introspection: true,
   introspect: true,
+  tokenExchange: true,
   resource: true,
   scopesSupported: true,
   resourceName: true,
@@ -58,7 +70,12 @@ function systemClock(): number {
   return Date.now() / 1000;
 }
 
-function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySet<string> | false {
+function acceptedValues(value: unknown, name: 'issuer' | 'audience', given = false): ReadonlySet<string> | false {
+  if (value === undefined && given)
+    optionError(
+      name,
+      undefinedOptionMessage(name, process.env, `pass false to leave the ${name} unchecked on purpose`),
+    );
   if (value === undefined) {
     const or = name === 'audience' ? ' unless "resource" is given' : '';
     optionError(name, `option "${name}" is required${or} (pass false to leave the ${name} unchecked on purpose)`);
@@ -72,16 +89,31 @@ function acceptedValues(value: unknown, name: 'issuer' | 'audience'): ReadonlySe
 }
 
 /**
+ * The issuer rule of `issuer` (with `key`): exact issuers, and templates (`{tenantid}`) that need `tenants`, which
+ * applies to templates only (token/issuer.ts).
+ */
+function resolveIssuer(value: unknown, tenants: TenantRule | undefined, given: boolean): IssuerRule | false {
+  const accepted = acceptedValues(value, 'issuer', given);
+  const issuers = accepted === false ? [] : [...accepted];
+  if (accepted !== false) {
+    const list = Array.isArray(value) ? (value as string[]) : [value as string];
+    list.forEach((issuer, index) => checkIssuerTemplate(issuer, Array.isArray(value) ? `issuer[${index}]` : 'issuer'));
+  }
+  checkTenantsFit(issuers, tenants, 'option "issuer"');
+  return accepted === false ? false : issuerRule(issuers, tenants);
+}
+
+/**
  * The audience rule: `audience` as given, or the resource's own rule when only `resource` is (an `audience` that
  * names the resource too keeps that rule for it).
  */
-function resolveAudience(value: unknown, resource: string | undefined): AudienceRule | false {
-  if (resource === undefined) return acceptedValues(value, 'audience');
+function resolveAudience(value: unknown, resource: string | undefined, given: boolean): AudienceRule | false {
+  if (resource === undefined) return acceptedValues(value, 'audience', given);
   if (value === undefined) return resourceAudience(resource);
   const accepted = acceptedValues(value, 'audience');
   if (accepted === false || !accepted.has(resource)) return accepted;
   const rule = resourceAudience(resource);
-  return { has: (aud) => accepted.has(aud) || rule.has(aud) };
+  return { has: (aud) => accepted.has(aud) || rule.has(aud), accepted: [...accepted] };
 }
 
 function optionalFunction<T>(value: T, name: string): T {
@@ -147,7 +179,8 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     optionError('allowInsecureHttp', 'option "allowInsecureHttp" must be a boolean');
   const allowInsecureHttp = input.allowInsecureHttp ?? false;
   const algorithms = resolveAlgorithms(input.algorithms);
-  const source = resolveTokenSource(input, { algorithms, allowInsecureHttp });
+  const tenants = resolveTenants(input.tenants);
+  const source = resolveTokenSource(input, { algorithms, allowInsecureHttp, tenants });
   const issuerBaseURL = source.form === 'discovery' ? source.issuers : undefined;
   const introspection = resolveIntrospection(input, issuerBaseURL, allowInsecureHttp);
   // Claims with no JOSE header to check: upstream mode, and introspection of every token.
@@ -158,9 +191,9 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
   return {
     source,
     rules: {
-      // With discovery, the key source routes by `iss` and requires the discovered issuer exactly.
-      issuer: issuerBaseURL === undefined ? acceptedValues(input.issuer, 'issuer') : false,
-      audience: resolveAudience(input.audience, resource?.resource),
+      // With discovery, the key source routes by `iss` and holds each token to its server's discovered issuer.
+      issuer: issuerBaseURL === undefined ? resolveIssuer(input.issuer, tenants, 'issuer' in input) : false,
+      audience: resolveAudience(input.audience, resource?.resource, 'audience' in input),
       clockTolerance: optionalDuration(input.clockTolerance, 'clockTolerance') ?? 5,
       maxTokenAge: optionalDuration(input.maxTokenAge, 'maxTokenAge'),
       maxLifetime: optionalDuration(input.maxLifetime, 'maxLifetime'),
@@ -181,6 +214,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     revocation: resolveRevocation(input.revocation),
     sharedVerdicts: resolveSharedVerdicts(input.cache, source.form === 'upstream' || introspection !== undefined),
     introspection,
+    tokenExchange: resolveTokenExchange(input.tokenExchange, issuerBaseURL, allowInsecureHttp),
     resource,
     mtlsConfigured: input.mtls !== undefined,
   };

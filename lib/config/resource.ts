@@ -4,6 +4,7 @@ import { optionError } from '../base/option-error';
 import { checkRemoteUrl } from '../fetch/remote-url';
 import type { AudienceRule } from '../token/registered';
 import { parseScopeRequirement } from '../token/scopes';
+import { asciiLowerCase } from '../base/values';
 
 /** Where RFC 9728 §3.1 puts the metadata document: this, then the resource's path. */
 export const METADATA_WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -47,16 +48,18 @@ function splitOrigin(uri: string): { origin: string; rest: string } {
 
 /**
  * The audience a `resource` sets: a token's `aud` equals it with scheme and host compared case-insensitively
- * (RFC 3986 §6.2.2.1), and nothing else loosened: a trailing slash, another port or path is another resource.
+ * (RFC 3986 §6.2.2.1, ASCII letters only), and nothing else loosened: a trailing slash, another port or path is
+ * another resource.
  */
 export function resourceAudience(resource: string): AudienceRule {
   const { origin, rest } = splitOrigin(resource);
-  const lowerOrigin = origin.toLowerCase();
+  const lowerOrigin = asciiLowerCase(origin);
   return {
+    accepted: [resource],
     has(aud) {
       if (aud === resource) return true;
       if (aud.length !== resource.length || !aud.endsWith(rest)) return false;
-      return aud.slice(0, origin.length).toLowerCase() === lowerOrigin;
+      return asciiLowerCase(aud.slice(0, origin.length)) === lowerOrigin;
     },
   };
 }

@@ -40,6 +40,11 @@ export interface SenderConstraintConfig {
   mtls: ResolvedMtls;
   clock: () => number;
   clockTolerance: number;
+  /**
+   * The configured `resource` (RFC 9728), when there is one: a proof's `htu` must then name its origin, never the
+   * origin the request claims (a forged `Host` would let a proof made for another deployment pass).
+   */
+  resource?: string;
 }
 
 type TrustProxy = (address: string | undefined, hop: number) => boolean;
@@ -56,14 +61,18 @@ function requestHost(req: Request): string | undefined {
   return host === undefined || host === '' ? undefined : host;
 }
 
-/** The normalised request URI without query and fragment, from `req.protocol` and the host (RFC 9449 §4.3). */
-function requestUri(req: Request): string | undefined {
-  const host = requestHost(req);
-  if (host === undefined) return undefined;
+/**
+ * The normalised request URI without query and fragment (RFC 9449 §4.3): `origin` (the resource's) and the path, or
+ * without a resource `req.protocol` and the request's host.
+ */
+function requestUri(req: Request, origin: string | undefined): string | undefined {
   const url = req.originalUrl;
   const end = url.search(/[?#]/);
   const path = end < 0 ? url : url.slice(0, end);
   if (!path.startsWith('/')) return undefined;
+  if (origin !== undefined) return normaliseUri(`${origin}${path}`);
+  const host = requestHost(req);
+  if (host === undefined) return undefined;
   return normaliseUri(`${req.protocol}://${host}${path}`);
 }
 
@@ -78,6 +87,7 @@ const STORE_DOWN = (cause: unknown) =>
 /** Build the sender-constraint step of one TokenAuth. */
 export function createSenderConstraint(config: SenderConstraintConfig): SenderConstraint {
   const { dpop, mtls, clock, clockTolerance } = config;
+  const origin = config.resource === undefined ? undefined : new URL(config.resource).origin;
   const nonces = dpop?.nonce === undefined ? undefined : createNonceIssuer(dpop.nonce.secret, dpop.nonce.lifetime);
   // The default store keeps time by this TokenAuth's clock, the one the proof's `iat` is checked against.
   const replay = dpop?.replay ?? createMemoryReplayStore({ clock });
@@ -93,7 +103,7 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
   ): MaybePromise<VerifiedClaims> {
     const proof = proofField(req);
     if (proof === undefined) throw invalidProof('header');
-    const uri = requestUri(req);
+    const uri = requestUri(req, origin);
     if (uri === undefined) throw invalidProof('request-uri');
     const now = clock();
     const checked = checkProof(proof, {

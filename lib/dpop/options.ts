@@ -138,6 +138,9 @@ export function resolveDpop(value: unknown): ResolvedDpop | undefined {
   const replay = dpop.replay;
   if (replay !== undefined && typeof (replay as ReplayStore).claimOnce !== 'function')
     optionError('dpop.replay', 'option "dpop.replay" must be a ReplayStore (an object with claimOnce(id, expiresAt))');
+  const watch = (replay as ReplayStore | undefined)?.watch;
+  if (watch !== undefined && typeof watch !== 'function')
+    optionError('dpop.replay', 'option "dpop.replay" has a watch that is not a function');
   return {
     required: dpop.required === true,
     iatWindow,

@@ -2,6 +2,7 @@
 // per proof key; a fleet passes a shared store instead (`express-verified-user/redis`).
 import { optionError } from '../base/option-error';
 import { positiveInteger } from '../base/option-checks';
+import type { TokenAuthError } from '../base/errors';
 
 /**
  * Remembers proof identifiers until they expire. `claimOnce(id, expiresAt, jkt)` records `id` through `expiresAt`
@@ -14,6 +15,11 @@ import { positiveInteger } from '../base/option-checks';
  */
 export interface ReplayStore {
   claimOnce(id: string, expiresAt: number, jkt?: string): boolean | Promise<boolean>;
+  /**
+   * Optional: report what may cost single use (a shared store whose server may evict ids) to `report`, which
+   * hands it to `onError`; returns the function that stops reporting.
+   */
+  watch?(report: (err: TokenAuthError) => void): () => void;
 }
 
 /** Options of the in-process store. */

@@ -1,10 +1,13 @@
 // Reading the credential from a request: the Authorization field (raw, so that two fields are seen), the Bearer
 // scheme (RFC 6750 §2.1), the token's length and alphabet, CORS preflights. No verification happens here.
 import { TokenAuthError } from '../base/errors';
-import { isJwsText } from '../jose/jws';
+import { isJwsText, isPaddedJwsText } from '../jose/jws';
 
-/** Which token alphabet extraction accepts: compact JWS, or RFC 6750 `b64token` (opaque tokens, upstream mode). */
-export type TokenSyntax = 'jws' | 'b64token';
+/**
+ * Which token alphabet extraction accepts: compact JWS, AWS ALB's padded JWS (its preset only), or RFC 6750
+ * `b64token` (opaque tokens, upstream mode).
+ */
+export type TokenSyntax = 'jws' | 'padded-jws' | 'b64token';
 
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
@@ -105,7 +108,9 @@ export function checkTokenSyntax(token: unknown, maxTokenLength: number, syntax:
 
 /** The alphabet rule (base64url and dots; RFC 6750 b64token in upstream mode): undefined when every character is allowed, else the `invalid_token` fault. */
 export function alphabetFault(token: string, syntax: TokenSyntax): TokenAuthError | undefined {
-  return (syntax === 'jws' ? isJwsText(token) : B64TOKEN.test(token)) ? undefined : invalid('syntax');
+  const allowed =
+    syntax === 'jws' ? isJwsText(token) : syntax === 'padded-jws' ? isPaddedJwsText(token) : B64TOKEN.test(token);
+  return allowed ? undefined : invalid('syntax');
 }
 
 function invalid(reason: string): TokenAuthError {

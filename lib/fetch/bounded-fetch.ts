@@ -9,11 +9,14 @@ export type FetchFailure = 'timeout' | 'closed' | 'network' | 'too-large';
 export class RemoteFetchError extends Error {
   /** What went wrong, as a short stable word. */
   readonly failure: FetchFailure;
+  /** The HTTP status of an answer whose body was too large (`too-large`); undefined otherwise. */
+  readonly status: number | undefined;
 
-  constructor(failure: FetchFailure, cause?: unknown) {
+  constructor(failure: FetchFailure, cause?: unknown, status?: number) {
     super(`remote fetch failed: ${failure}`, cause === undefined ? undefined : { cause });
     this.name = 'RemoteFetchError';
     this.failure = failure;
+    this.status = status;
   }
 }
 
@@ -107,7 +110,7 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > options.maxBytes) {
       controller.abort();
-      throw new RemoteFetchError('too-large');
+      throw new RemoteFetchError('too-large', undefined, response.status);
     }
     const body = await readCapped(response, options.maxBytes, controller);
     return { status: response.status, headers: response.headers, text: body.toString('utf8'), bytes: body.length };
@@ -132,7 +135,7 @@ async function readCapped(response: Response, maxBytes: number, controller: Abor
       // Stop reading at once: the rest of an oversized body is never buffered.
       controller.abort();
       await reader.cancel().catch(() => undefined);
-      throw new RemoteFetchError('too-large');
+      throw new RemoteFetchError('too-large', undefined, response.status);
     }
     chunks.push(value);
   }

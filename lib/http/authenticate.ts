@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { alphabetFault, checkTokenSyntax, type TokenSyntax } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
 import { debugRefusal } from '../observe/debug';
+import { refusalHints } from '../config/refusal-hints';
 import { asTokenAuthError, TokenAuthError, withChallenge, type ChallengeContext } from '../base/errors';
 import type { ResolvedOptions } from '../config/options';
 import { checkRevocation, type RevocationList } from '../verify/revocation';
@@ -25,6 +26,13 @@ export interface Authenticator {
   challenge(err: TokenAuthError, req: Request | undefined, requirement: RouteRequirement): TokenAuthError;
   /** `verify(token)`: the same checks for a token handed over directly (no scopes, `req` undefined). */
   verifyToken(token: string): Promise<VerifiedClaims>;
+  /**
+   * The access token this pipeline let through on `req`, recorded only with `tokenExchange` (which trades it on);
+   * undefined for a request it did not pass. Held no longer than the request, which holds the token anyway.
+   */
+  verifiedToken(req: Request): string | undefined;
+  /** The token of a request it let through, checked again now (times, revocation, `isRevoked` with `req`). */
+  reverify(token: string, req: Request): Promise<VerifiedClaims>;
   /** Report a failure to `onError`; a throwing hook is ignored, so logging cannot break a response. */
   report(err: TokenAuthError, req: Request | undefined): void;
   readonly realm: string;
@@ -69,10 +77,25 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const revocationFailed = hookFailed('isRevoked-threw');
   const { clock } = options;
   const { clockTolerance } = options.rules;
-  const sender = createSenderConstraint({ dpop: options.dpop, mtls: options.mtls, clock, clockTolerance });
+  const sender = createSenderConstraint({
+    dpop: options.dpop,
+    mtls: options.mtls,
+    clock,
+    clockTolerance,
+    resource: options.resource?.resource,
+  });
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
+  const explain = refusalHints(options);
   const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
+  // Only an instance that exchanges tokens keeps each request's: the others pay nothing for it.
+  const verifiedTokens = options.tokenExchange === undefined ? undefined : new WeakMap<Request, string>();
+  // A replay store that is not the revocation store too (which reports already) reports through onError itself.
+  const replay = options.dpop?.replay;
+  const unwatch =
+    replay === undefined || (replay as object) === options.revocation
+      ? undefined
+      : replay.watch?.((err) => authenticator.report(err, undefined));
 
   /**
    * The route's demands, last step of `authorize`; a function, not a closure made per request. The user's
@@ -100,7 +123,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     requirement: RouteRequirement,
     req: Request | undefined,
   ): MaybePromise<VerifiedClaims> {
-    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock());
+    if (revocationList !== undefined) checkRevocation(revocationList, claims, clock(), clockTolerance);
     if (isRevoked === undefined) return scopesMet(claims, requirement);
     let revoked: MaybePromise<boolean>;
     try {
@@ -136,8 +159,12 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     if (route.tokenSeen !== undefined && req !== undefined) route.tokenSeen(req, token);
     const { requirement } = route;
     const claims = verifier.verify(token, precheck);
-    if (!isThenable(claims)) return bound(claims, token, requirement, req);
-    return claims.then((c) => bound(c, token, requirement, req));
+    const passed = isThenable(claims)
+      ? claims.then((c) => bound(c, token, requirement, req))
+      : bound(claims, token, requirement, req);
+    if (verifiedTokens === undefined || req === undefined) return passed;
+    if (!isThenable(passed)) return noteVerified(verifiedTokens, req, token, passed);
+    return passed.then((c) => noteVerified(verifiedTokens, req, token, c));
   }
 
   /** Sender constraint (DPoP proof, mTLS certificate) after the cached verdict, on every request; then `authorize`. */
@@ -206,8 +233,20 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
         throw failure;
       }
     },
+    verifiedToken: (req) => verifiedTokens?.get(req),
+    async reverify(token, req) {
+      try {
+        return await authorize(await verifier.verify(token), OPEN_ROUTE, req);
+      } catch (err) {
+        const failure = challenge(asTokenAuthError(err), req, OPEN_ROUTE);
+        this.report(failure, req);
+        throw failure;
+      }
+    },
     report(err, req) {
-      debugRefusal(err, policy.mode);
+      // What was expected, and from which option, for onError and the debug line alike (never sent).
+      err.hint = explain(err);
+      debugRefusal(err);
       if (onError === undefined) return;
       try {
         onError(err, req);
@@ -217,7 +256,19 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     },
     close() {
       revocationList?.unfollow();
+      unwatch?.();
     },
   };
   return authenticator;
+}
+
+/** Record the token of a request that passed, and pass its claims on. */
+function noteVerified(
+  tokens: WeakMap<Request, string>,
+  req: Request,
+  token: string,
+  claims: VerifiedClaims,
+): VerifiedClaims {
+  tokens.set(req, token);
+  return claims;
 }

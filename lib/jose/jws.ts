@@ -212,3 +212,45 @@ export function normalizeTyp(typ: string): string {
   const lower = typ.toLowerCase();
   return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
 }
+
+const PADDED_JWS_TEXT = /^[A-Za-z0-9_.=-]+$/;
+
+/** Whether `text` holds only what a padded compact JWS may (AWS ALB's form): base64url characters, `=` and dots. */
+export function isPaddedJwsText(text: string): boolean {
+  return PADDED_JWS_TEXT.test(text);
+}
+
+/**
+ * A segment of the padded form without its padding, refused unless the padding is exactly what its length needs
+ * (RFC 4648 §4: a multiple of four characters, so one `=` after 4n+3, two after 4n+2, none after 4n; never three)
+ * and the rest is canonical base64url: one byte string has one spelling here too.
+ */
+function unpadded(segment: string, what: string): string {
+  let end = segment.length;
+  while (end > 0 && segment.charCodeAt(end - 1) === 61) end--;
+  const padding = segment.length - end;
+  if (segment.length % 4 !== 0 || padding > 2) throw invalid(`${what}-encoding`);
+  const body = padding === 0 ? segment : segment.slice(0, end);
+  if (body.includes('=') || !isCanonicalBase64url(body, 0, body.length)) throw invalid(`${what}-encoding`);
+  return body;
+}
+
+/**
+ * `decodeJws` for AWS ALB's assertions, whose three segments are base64url padded with `=` (which RFC 7515 §2
+ * leaves out): each segment must carry exactly the padding its length needs, and `signedEnd` indexes the text as
+ * received, so the signature is checked over the padded bytes, as the ALB signs them. Only a key source that says
+ * its tokens are padded (the ALB preset's) reads tokens this way; everywhere else `decodeJws` refuses padding.
+ */
+export function decodePaddedJws(token: string): DecodedJws {
+  const first = token.indexOf('.');
+  const second = first < 0 ? -1 : token.indexOf('.', first + 1);
+  if (second < 0 || token.indexOf('.', second + 1) >= 0) throw invalid('segments');
+  if (second === token.length - 1) throw invalid('signature-missing');
+  unpadded(token.slice(second + 1), 'signature');
+  const [header] = decodeJsonObject(unpadded(token.slice(0, first), 'header'), 'header', invalid);
+  if (typeof header.alg !== 'string') throw invalid('alg');
+  if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('kid');
+  const payloadSegment = unpadded(token.slice(first + 1, second), 'payload');
+  const [payload, payloadLength] = decodeJsonObject(payloadSegment, 'payload', invalid);
+  return { header: header as JwsHeader, payload, payloadLength, signedEnd: second };
+}

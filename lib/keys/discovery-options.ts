@@ -6,11 +6,45 @@ import { isObject } from '../base/values';
 import { optionError } from '../base/option-error';
 import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import { checkIssuerBaseAddress } from './wrong-document';
+import { TENANT_PLACEHOLDER, type TenantRule } from '../token/issuer';
 
 /** One configured authorization server: its base URL exactly as given (the issuer it must name) and parsed. */
 export interface IssuerBase {
   base: string;
   url: URL;
+  /**
+   * The issuer template its metadata publishes, known from the base alone: Entra ID's multi-tenant endpoints
+   * (first path segment `common`, `organizations` or `consumers`), with `{tenantid}` in that segment's place.
+   */
+  template?: string;
+}
+
+/** Entra ID's multi-tenant endpoints: a base whose first path segment is one of these publishes an issuer template. */
+const MULTI_TENANT_SEGMENTS: ReadonlySet<string> = new Set(['common', 'organizations', 'consumers']);
+
+/** The issuer template of a multi-tenant base (docs/enterprise.md): its first path segment made `{tenantid}`. */
+export function multiTenantTemplate(base: string): string | undefined {
+  const start = base.indexOf('/', base.indexOf('//') + 2);
+  if (start < 0) return undefined;
+  let end = base.indexOf('/', start + 1);
+  if (end < 0) end = base.length;
+  if (!MULTI_TENANT_SEGMENTS.has(base.slice(start + 1, end))) return undefined;
+  return `${base.slice(0, start + 1)}${TENANT_PLACEHOLDER}${base.slice(end)}`;
+}
+
+/**
+ * `tenants` against the configured servers: a multi-tenant base (its template known now) needs it, an OptionError
+ * naming `tenants` otherwise. A server whose template only discovery reveals is held to the same rule then
+ * (keys/discovery.ts), and `tenants` given for servers that turn out to have exact issuers applies to nothing.
+ */
+export function checkDiscoveryTenants(issuers: readonly IssuerBase[], tenants: TenantRule | undefined): void {
+  if (tenants !== undefined) return;
+  const multi = issuers.find((issuer) => issuer.template !== undefined);
+  if (multi !== undefined)
+    optionError(
+      'tenants',
+      `option "issuerBaseURL" names the multi-tenant endpoint ${JSON.stringify(multi.base)}, whose issuer is the template ${JSON.stringify(multi.template)}: option "tenants" must say which tenants to accept (tenant IDs, a function, or 'any' on purpose)`,
+    );
 }
 
 /** Default `discovery.timeout` (seconds). */
@@ -64,6 +98,7 @@ export function resolveIssuerBaseURL(
   if (list.length === 0)
     optionError('issuerBaseURL', 'option "issuerBaseURL" must be a URL string or a non-empty array of them');
   const seen = new Set<string>();
+  const templates = new Set<string>();
   return list.map((entry, index) => {
     const name = Array.isArray(value) ? `issuerBaseURL[${index}]` : 'issuerBaseURL';
     const url = checkRemoteUrl(entry, name, allowInsecureHttp);
@@ -73,6 +108,15 @@ export function resolveIssuerBaseURL(
     const same = withoutTrailingSlash(base);
     if (seen.has(same)) optionError(name, `option "issuerBaseURL" names ${JSON.stringify(base)} twice`);
     seen.add(same);
-    return { base, url };
+    const template = multiTenantTemplate(base);
+    if (template === undefined) return { base, url };
+    // Two multi-tenant bases of one template (common and organizations) would both claim every tenant's token.
+    if (templates.has(withoutTrailingSlash(template)))
+      optionError(
+        name,
+        `option "issuerBaseURL" names two endpoints of the issuer template ${JSON.stringify(template)}`,
+      );
+    templates.add(withoutTrailingSlash(template));
+    return { base, url, template };
   });
 }

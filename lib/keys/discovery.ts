@@ -1,29 +1,18 @@
-// Keys from discovery (`issuerBaseURL`): OpenID Connect Discovery, then RFC 8414; the metadata issuer checked
-// exactly; its jwks_uri becomes a JWKS source; tokens routed to their issuer by exact `iss`.
+// Keys from discovery (`issuerBaseURL`): each server's metadata (keys/metadata.ts) and key set, refreshed together;
+// tokens routed to their server by `iss` (exact, or an issuer template's form) and held to its issuer rule.
 import { TokenAuthError } from '../base/errors';
-import { issuerRefused } from '../token/registered';
+import { isIssuerTemplate, issuerRefused, issuerRule, type IssuerRule, type TenantRule } from '../token/issuer';
 import type { JwsHeader } from '../jose/jws';
 import type { Algorithm } from '../jose/algorithms';
-import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { jwksKeySource } from './jwks';
-import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
-import { jwksBaseHint, jwksInsteadOfMetadata } from './wrong-document';
+import { withoutTrailingSlash } from '../fetch/remote-url';
+import { jwksBaseHint } from './wrong-document';
 import type { IssuerBase } from './discovery-options';
 import type { KeyChoice, SigningKeySource } from './source';
-import { isObject } from '../base/values';
+import { DiscoveryError, fetchMetadata, tenantsFault, type DiscoveredMetadata } from './metadata';
+import { isThenable } from '../base/values';
 
-/** Largest metadata document read (256 KiB); real ones are a few kilobytes. */
-export const MAX_METADATA_BYTES = 256 * 1024;
-
-/** The metadata this package reads from an authorization server. */
-export interface DiscoveredMetadata {
-  issuer: string;
-  jwksUri: URL;
-  /** RFC 8414 `introspection_endpoint` as published (checked where it is used: keys/introspection.ts). */
-  introspectionEndpoint: unknown;
-  /** RFC 9701 §6 `introspection_signing_alg_values_supported` as published. */
-  introspectionSigningAlgs: unknown;
-}
+export { metadataUrls, MAX_METADATA_BYTES, type DiscoveredMetadata } from './metadata';
 
 /** A discovery key source that also answers its (first) server's metadata, fetching it when none is held yet. */
 export interface DiscoverySource extends SigningKeySource {
@@ -31,30 +20,6 @@ export interface DiscoverySource extends SigningKeySource {
 }
 
 type Metadata = DiscoveredMetadata;
-
-/** Why discovery failed, as a short reason for logs (`TokenAuthError.reason`), never for clients. */
-class DiscoveryError extends Error {
-  constructor(
-    readonly reason: string,
-    cause?: unknown,
-  ) {
-    super(`discovery failed: ${reason}`, cause === undefined ? undefined : { cause });
-    this.name = 'DiscoveryError';
-  }
-}
-
-/**
- * The two metadata addresses of a base URL: OpenID Connect Discovery 1.0 §4 appends
- * `/.well-known/openid-configuration` to the issuer; RFC 8414 §3.1 inserts `/.well-known/oauth-authorization-server`
- * between the host and the issuer's path.
- */
-export function metadataUrls(base: URL): { openid: string; oauth: string } {
-  const path = withoutTrailingSlash(base.pathname);
-  return {
-    openid: `${base.origin}${path}/.well-known/openid-configuration`,
-    oauth: `${base.origin}/.well-known/oauth-authorization-server${path}`,
-  };
-}
 
 /** Settings shared by the issuers of one TokenAuth; durations in seconds. */
 export interface DiscoveryConfig {
@@ -64,6 +29,8 @@ export interface DiscoveryConfig {
   algorithms: readonly Algorithm[] | undefined;
   clock: () => number;
   allowInsecureHttp: boolean;
+  /** The `tenants` option: which tenants an issuer template accepts. */
+  tenants: TenantRule | undefined;
 }
 
 /** Where the expected issuer comes from, once discovered: the metadata's `issuer`. */
@@ -71,59 +38,46 @@ const DISCOVERED = 'the metadata found at option "issuerBaseURL"';
 
 /** One authorization server's key source, its metadata, and its issuer as discovered. */
 interface IssuerKeySource extends DiscoverySource {
-  /** The discovered issuer; fetches the metadata when none is held (through the one refresh path). */
+  /**
+   * The issuer to name as its authorization server (RFC 9728): the discovered one, or the configured base when
+   * the server names a template; fetches the metadata when none is held (through the one refresh path).
+   */
   discoveredIssuer(): Promise<string | undefined>;
+  /** Whether `iss` has the form of this server's issuer (a template's, too): routing, before anything is fetched. */
+  names(iss: string): boolean;
+  /** The issuers a token of this server may name, for a hint. */
+  expected(): readonly string[];
+  ready(): Promise<void>;
 }
 
 /** One authorization server: its metadata, fetched with its key set, and the key set itself. */
 function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKeySource {
   const closing = new AbortController();
-  const urls = metadataUrls(issuer.url);
   let metadata: Metadata | undefined;
+  // The issuer rule: the discovered issuer's, or before discovery the template a multi-tenant base names, if any.
+  let rule: IssuerRule | undefined =
+    issuer.template === undefined ? undefined : issuerRule([issuer.template], config.tenants, 'option "issuerBaseURL"');
+  // A template discovery revealed and `tenants` did not allow holding: its tokens come here to be refused (503,
+  // reason discovery-tenants, naming the option), rather than as an unknown `iss`.
+  let withheld: IssuerRule | undefined;
 
-  async function get(url: string, deadline: number): Promise<{ status: number; text: string }> {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new DiscoveryError('discovery-timeout');
-    try {
-      return await fetchBounded(url, {
-        headers: { Accept: 'application/json' },
-        timeoutMs: left,
-        maxBytes: MAX_METADATA_BYTES,
-        signal: closing.signal,
-        kind: 'discovery',
-      });
-    } catch (err) {
-      throw new DiscoveryError(err instanceof RemoteFetchError ? `discovery-${err.failure}` : 'discovery-network', err);
+  async function fetchChecked(deadline: number): Promise<Metadata> {
+    const found = await fetchMetadata(issuer, {
+      deadline,
+      signal: closing.signal,
+      allowInsecureHttp: config.allowInsecureHttp,
+    });
+    const fault = tenantsFault(found, issuer, config.tenants);
+    if (fault !== undefined) {
+      withheld = issuerRule([found.issuer], undefined, DISCOVERED);
+      throw fault;
     }
-  }
-
-  async function fetchMetadata(deadline: number): Promise<Metadata> {
-    let answer = await get(urls.openid, deadline);
-    if (answer.status === 404) answer = await get(urls.oauth, deadline);
-    if (answer.status !== 200) throw new DiscoveryError(`discovery-status-${answer.status}`);
-    let document: unknown;
-    try {
-      document = JSON.parse(answer.text);
-    } catch {
-      throw new DiscoveryError('discovery-json');
-    }
-    if (!isObject(document) || typeof document.issuer !== 'string')
-      throw jwksInsteadOfMetadata(document) ?? new DiscoveryError('discovery-issuer');
-    // RFC 8414 §3.3: the issuer must be the one asked for; only a trailing slash may differ.
-    if (withoutTrailingSlash(document.issuer) !== withoutTrailingSlash(issuer.base))
-      throw new DiscoveryError('discovery-issuer-mismatch');
-    let jwksUri: URL;
-    try {
-      jwksUri = checkRemoteUrl(document.jwks_uri, 'jwks_uri', config.allowInsecureHttp);
-    } catch {
-      throw new DiscoveryError('discovery-jwks-uri');
-    }
-    return {
-      issuer: document.issuer,
-      jwksUri,
-      introspectionEndpoint: document.introspection_endpoint,
-      introspectionSigningAlgs: document.introspection_signing_alg_values_supported,
-    };
+    withheld = undefined;
+    // The rule already held when it names this issuer (the base's template, or an earlier refresh): a token that
+    // passed it before its key was sought is not asked again.
+    if (rule?.issuers.length !== 1 || rule.issuers[0] !== found.issuer)
+      rule = issuerRule([found.issuer], config.tenants, DISCOVERED);
+    return found;
   }
 
   // The one refresh path: every caller (first use, unknown kid, periodic refresh, introspection's metadata, the
@@ -142,7 +96,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     if (refreshing !== undefined) return refreshing;
     if (cooling() > 0) return metadata !== undefined ? Promise.resolve(metadata) : Promise.reject(failure);
     refreshedAt = config.clock();
-    const run = fetchMetadata(deadline).then(
+    const run = fetchChecked(deadline).then(
       (found) => {
         metadata = found;
         failure = undefined;
@@ -166,7 +120,8 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     return refresh(Date.now() + config.timeout * 1000).catch((err: unknown) => {
       const reason = err instanceof DiscoveryError ? err.reason : 'discovery';
       const retryAfter = Math.max(1, Math.ceil(cooling()));
-      throw new TokenAuthError('verification_unavailable', { reason, retryAfter, cause: err });
+      const hint = err instanceof DiscoveryError ? err.hint : undefined;
+      throw new TokenAuthError('verification_unavailable', { reason, retryAfter, cause: err, hint });
     });
   }
 
@@ -179,6 +134,7 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     timeout: config.timeout,
     algorithms: config.algorithms,
     clock: config.clock,
+    named: `the jwks_uri in the metadata of issuerBaseURL ${JSON.stringify(issuer.base)}`,
     async locate(deadline) {
       const now = Date.now();
       const found = await refresh(metadata === undefined ? deadline : now + (deadline - now) / 2);
@@ -186,10 +142,13 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     },
   });
 
-  /** A token's `iss` must equal the discovered issuer exactly; the trailing-slash tolerance is the metadata's. */
-  function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>): KeyChoice {
-    if (metadata === undefined || payload.iss !== metadata.issuer)
-      throw issuerRefused([metadata?.issuer ?? issuer.base], DISCOVERED);
+  /**
+   * A token's `iss` must fit the discovered issuer (exactly, or a template with its own `tid`: token/issuer.ts);
+   * `checked` is the rule it already passed before its key was sought, asked once only.
+   */
+  function confirmed(key: KeyChoice, payload: Readonly<Record<string, unknown>>, checked?: IssuerRule): KeyChoice {
+    if (metadata === undefined || rule === undefined) throw issuerRefused([issuer.base], DISCOVERED);
+    if (rule !== checked) rule.check(payload);
     return key;
   }
 
@@ -197,16 +156,25 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     kind: 'jws',
     algorithms: keys.algorithms,
     keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>) {
-      if (metadata !== undefined && payload.iss !== metadata.issuer) throw issuerRefused([metadata.issuer], DISCOVERED);
+      // Refused before any fetch when the rule is known (discovered, or the template of a multi-tenant base).
+      const checked = rule;
+      checked?.check(payload);
       const key = keys.keyFor(header, payload);
-      return key instanceof Promise ? key.then((found) => confirmed(found, payload)) : confirmed(key, payload);
+      return isThenable(key)
+        ? key.then((found) => confirmed(found, payload, checked))
+        : confirmed(key, payload, checked);
     },
     metadata: discover,
     async discoveredIssuer() {
       // Asked by the unauthenticated metadata route: the refresh path's cooldown bounds what a flood costs.
       if (metadata === undefined) await refresh(Date.now() + config.timeout * 1000).catch(() => undefined);
-      return metadata?.issuer;
+      if (metadata === undefined) return undefined;
+      // A template names no server a client could discover; the configured (multi-tenant) base is one.
+      return isIssuerTemplate(metadata.issuer) ? issuer.base : metadata.issuer;
     },
+    names: (iss) => rule?.names(iss) === true || withheld?.names(iss) === true,
+    expected: () => rule?.issuers ?? [issuer.base],
+    ready: () => keys.ready?.() ?? Promise.resolve(),
     close() {
       closing.abort();
       keys.close();
@@ -215,15 +183,16 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
 }
 
 /**
- * `issuerBaseURL`: keys of one or several authorization servers found by discovery (docs/any-issuer.md). A token is routed
- * by its unverified `iss`: it must name one of the configured base URLs (give or take one trailing slash) before
- * anything is fetched, and then equal that server's discovered `issuer` exactly. Each server has its own key set,
- * so one server's keys never verify another's tokens, whatever their `kid`s.
+ * `issuerBaseURL`: keys of one or several authorization servers found by discovery (docs/any-issuer.md). A token is
+ * routed by its unverified `iss`: it must name one of the configured base URLs (give or take one trailing slash),
+ * or have the form of a server's issuer template (known from a multi-tenant base, or once discovered), before
+ * anything is fetched; then it must fit that server's discovered `issuer` (exactly, or the template with its own
+ * `tid`, allowed by `tenants`: docs/enterprise.md). Each server has its own key set, so one server's keys never
+ * verify another's tokens, whatever their `kid`s.
  */
 export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
   const sources = config.issuers.map((issuer) => issuerKeySource(issuer, config));
-  const routes = new Map<string, SigningKeySource>();
-  const bases = config.issuers.map((issuer) => issuer.base);
+  const routes = new Map<string, IssuerKeySource>();
   const jwksHint = jwksBaseHint(config.issuers.map((issuer) => issuer.url));
   config.issuers.forEach((issuer, index) => {
     const same = withoutTrailingSlash(issuer.base);
@@ -235,11 +204,18 @@ export function discoveryKeySource(config: DiscoveryConfig): DiscoverySource {
     algorithms: sources[0].algorithms,
     keyFor(header, payload) {
       const iss = payload.iss;
-      const source = typeof iss === 'string' ? routes.get(iss) : undefined;
-      if (source === undefined) throw issuerRefused(bases, 'option "issuerBaseURL"', jwksHint);
+      const source =
+        typeof iss === 'string' ? (routes.get(iss) ?? sources.find((candidate) => candidate.names(iss))) : undefined;
+      if (source === undefined)
+        throw issuerRefused(
+          sources.flatMap((candidate) => candidate.expected()),
+          'option "issuerBaseURL"',
+          jwksHint,
+        );
       return source.keyFor(header, payload);
     },
     metadata: () => sources[0].metadata(),
+    ready: () => Promise.all(sources.map((source) => source.ready())).then(() => undefined),
     async discoveredIssuers() {
       const found = await Promise.all(sources.map((source) => source.discoveredIssuer()));
       return {

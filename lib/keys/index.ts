@@ -6,11 +6,25 @@ import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { Algorithm } from '../jose/algorithms';
 import { checkRemoteUrl } from '../fetch/remote-url';
-import type { JwksKeyOption, PublicKeyOption, ResolvedKeys, SecretKeyOption } from './options';
+import {
+  PRESET_KEYS,
+  type JwksKeyOption,
+  type PresetKeys,
+  type PublicKeyOption,
+  type ResolvedKeys,
+  type SecretKeyOption,
+} from './options';
 import { discoveryKeySource } from './discovery';
-import { resolveDiscoveryTimeout, resolveIssuerBaseURL, type IssuerBase } from './discovery-options';
+import {
+  checkDiscoveryTenants,
+  resolveDiscoveryTimeout,
+  resolveIssuerBaseURL,
+  type IssuerBase,
+} from './discovery-options';
+import type { TenantRule } from '../token/issuer';
 import { jwksKeySource } from './jwks';
 import { undefinedKeyFieldMessage } from './hints';
+import { undefinedOptionMessage } from '../base/env-names';
 import { checkJwksAddress } from './wrong-document';
 import {
   heldKeySource,
@@ -30,7 +44,8 @@ const SECRET_FIELDS: FieldList<SecretKeyOption> = { secret: true };
 const PUBLIC_KEY_FIELDS: FieldList<PublicKeyOption> = { publicKey: true };
 const JWKS_FIELDS: FieldList<JwksKeyOption> = { jwksUri: true, cooldown: true, timeout: true };
 
-const DEFAULT_COOLDOWN = 30;
+/** Least time (seconds) between two key fetches of a source, unless its option says otherwise. */
+export const DEFAULT_COOLDOWN = 30;
 
 /** `key.timeout`: seconds, more than zero; 5 when absent. */
 export function keyTimeout(value: unknown): number {
@@ -43,18 +58,23 @@ export interface KeyOptionsInput {
   issuer?: unknown;
   issuerBaseURL?: unknown;
   discovery?: unknown;
+  /** The key source an edge preset brings (keys/options.ts). */
+  [PRESET_KEYS]?: unknown;
 }
 
 /** What resolving keys needs of the other options, already resolved. */
 export interface KeyContext {
   algorithms: readonly Algorithm[] | undefined;
   allowInsecureHttp: boolean;
+  /** The `tenants` option, read (token/issuer.ts). */
+  tenants: TenantRule | undefined;
 }
 
 /** The `key` and `issuerBaseURL` options read: discovery, a resolver, or an object form with its fields. */
 export type KeyOptionRead =
   | { form: 'discovery'; issuers: readonly IssuerBase[]; timeout: number }
   | { form: 'resolver'; resolve: KeyResolver }
+  | { form: 'preset'; build: PresetKeys }
   | { form: 'secret' | 'publicKey' | 'jwksUri'; fields: Readonly<Record<string, unknown>> }
   | { form: 'upstream'; fields: Readonly<Record<string, unknown>> };
 
@@ -68,10 +88,21 @@ export function readKeyOption(
   upstreamFields: Readonly<Record<string, true>>,
   allowInsecureHttp: boolean,
 ): KeyOptionRead {
+  const preset = options[PRESET_KEYS];
+  if (typeof preset === 'function') {
+    // The preset's keys are the only ones its tokens are signed with: another key source beside them is a mix-up.
+    const other = options.key !== undefined ? 'key' : options.issuerBaseURL !== undefined ? 'issuerBaseURL' : undefined;
+    if (other !== undefined)
+      optionError(other, `option "${other}" does not apply: the edge preset brings the keys its proxy signs with`);
+    return { form: 'preset', build: preset as PresetKeys };
+  }
   const issuers = resolveIssuerBaseURL(options, allowInsecureHttp);
   const timeout = resolveDiscoveryTimeout(options);
   if (issuers !== undefined) return { form: 'discovery', issuers, timeout };
   const key = options.key;
+  // `issuerBaseURL: process.env.ISSUER_BASE_URL` with the variable unset: say so, rather than "key is required".
+  if (key === undefined && 'issuerBaseURL' in options)
+    optionError('issuerBaseURL', undefinedOptionMessage('issuerBaseURL', process.env, 'give key (and issuer) instead'));
   if (key === undefined)
     optionError(
       'key',
@@ -110,14 +141,14 @@ export function readKeyOption(
   return { form, fields: key };
 }
 
-/** HS* algorithms verify with a shared secret, which a JWKS never carries. */
-function refuseSecretAlgorithms(algorithms: readonly Algorithm[] | undefined, source: string): void {
-  if (algorithms?.some((alg) => alg.startsWith('HS'))) {
-    optionError(
-      'algorithms',
-      `option "algorithms" may not name an HS* algorithm with ${source} (a JWKS carries public keys only)`,
-    );
-  }
+/** HS* algorithms verify with a shared secret, which a fetched key source (a JWKS, a PEM) never carries. */
+function refuseSecretAlgorithms(
+  algorithms: readonly Algorithm[] | undefined,
+  source: string,
+  carries = 'a JWKS carries public keys only',
+): void {
+  if (algorithms?.some((alg) => alg.startsWith('HS')))
+    optionError('algorithms', `option "algorithms" may not name an HS* algorithm with ${source} (${carries})`);
 }
 
 /**
@@ -125,13 +156,24 @@ function refuseSecretAlgorithms(algorithms: readonly Algorithm[] | undefined, so
  * for anything wrong): secrets and public keys parsed, JWKS addresses and durations read, algorithms fitted.
  */
 export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, context: KeyContext): ResolvedKeys {
-  const { algorithms, allowInsecureHttp } = context;
+  const { algorithms, allowInsecureHttp, tenants } = context;
   switch (read.form) {
     case 'discovery':
       refuseSecretAlgorithms(algorithms, 'issuerBaseURL');
-      return { form: 'discovery', issuers: read.issuers, timeout: read.timeout, algorithms, allowInsecureHttp };
+      checkDiscoveryTenants(read.issuers, tenants);
+      return {
+        form: 'discovery',
+        issuers: read.issuers,
+        timeout: read.timeout,
+        tenants,
+        algorithms,
+        allowInsecureHttp,
+      };
     case 'resolver':
       return { form: 'resolver', resolve: read.resolve, algorithms: resolverAlgorithms(algorithms) };
+    case 'preset':
+      refuseSecretAlgorithms(algorithms, 'an edge preset', 'its proxy signs with a public key pair');
+      return { form: 'preset', build: read.build, algorithms };
     case 'secret':
       return { form: 'held', held: resolveSecret(read.fields.secret, algorithms) };
     case 'publicKey':
@@ -163,6 +205,8 @@ export function createKeySource(keys: ResolvedKeys, clock: () => number): Signin
       return jwksKeySource({ ...keys, clock });
     case 'discovery':
       return discoveryKeySource({ ...keys, cooldown: DEFAULT_COOLDOWN, clock });
+    case 'preset':
+      return keys.build({ clock, algorithms: keys.algorithms });
   }
 }
 

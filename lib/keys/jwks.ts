@@ -17,7 +17,7 @@ import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';
-import { metadataInsteadOfJwks } from './wrong-document';
+import { metadataInsteadOfJwks, notAKeySet, WrongDocumentError } from './wrong-document';
 
 /**
  * Algorithms accepted from a JWKS when the `algorithms` option is absent: every asymmetric one this package
@@ -61,6 +61,8 @@ export interface JwksSourceConfig {
    * Default: `url`.
    */
   locate?: (deadline: number) => Promise<URL>;
+  /** How hints name the key set's address: `'key.jwksUri'` (the default), or where discovery found it. */
+  named?: string;
 }
 
 /**
@@ -105,6 +107,8 @@ export function readJwk(jwk: unknown): JwksKey | undefined {
   return { kid, alg, key, identity, withdrawn: false };
 }
 
+const NOT_JSON = 'JWKS is not JSON';
+
 /**
  * The usable keys among the first MAX_JWKS_KEYS entries of a JWKS document; throws (a plain Error, for logs)
  * unless it is JSON `{ "keys": [...] }`.
@@ -114,7 +118,7 @@ export function parseJwks(text: string): JwksKey[] {
   try {
     document = JSON.parse(text);
   } catch {
-    throw new Error('JWKS is not JSON');
+    throw new Error(NOT_JSON);
   }
   if (!isObject(document) || !Array.isArray(document.keys))
     throw metadataInsteadOfJwks(document) ?? new Error('JWKS is not an object with a "keys" array');
@@ -163,10 +167,20 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
       maxBytes: MAX_JWKS_BYTES,
       signal: closing.signal,
     });
-    if (answer.status !== 200) throw new Error(`JWKS answered ${answer.status}`);
-    const usable = parseJwks(answer.text);
+    const refused = (answered: string) =>
+      notAKeySet(config.named ?? 'key.jwksUri', new URL(target), answered, answer.headers.get('content-type'));
+    if (answer.status !== 200) throw refused(`HTTP ${answer.status}`);
+    let usable: JwksKey[];
+    try {
+      usable = parseJwks(answer.text);
+    } catch (err) {
+      if (err instanceof WrongDocumentError) throw err;
+      throw refused(
+        (err as Error).message === NOT_JSON ? 'a document that is not JSON' : 'JSON without a "keys" array',
+      );
+    }
     // A set with nothing usable is a broken publication, not a revocation of every key: keep what we know.
-    if (usable.length === 0) throw new Error('JWKS holds no usable signing key');
+    if (usable.length === 0) throw refused('a key set with no usable signing key');
     return usable;
   }
 
@@ -194,15 +208,17 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
     return lastFetchAt + cooldown - now;
   }
 
-  function unavailable(reason: string): TokenAuthError {
+  function unavailable(reason: string, loading = false): TokenAuthError {
     const cause = lastError;
     const retryAfter = Math.max(1, Math.ceil(coolingFor(clock())));
     const why = cause instanceof RemoteFetchError ? `jwks-${cause.failure}` : (noteOf(cause, 'reason') ?? reason);
+    // `ready()` always says what failed and when it is tried again; a request's refusal only when the cause says.
+    const fallback = loading ? `no keys loaded for ${href} (${why}); tried again in ${retryAfter} s` : undefined;
     return new TokenAuthError('verification_unavailable', {
       reason: why,
       retryAfter,
       cause,
-      hint: noteOf(cause, 'hint'),
+      hint: noteOf(cause, 'hint') ?? fallback,
     });
   }
 
@@ -248,6 +264,17 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
       if (pending !== undefined) return pending.then(() => afterFetch(header));
       if (coolingFor(now) > 0) throw missing();
       return refetch(now).then(() => afterFetch(header));
+    },
+    ready() {
+      if (keys !== undefined) return Promise.resolve();
+      if (closing.signal.aborted) return Promise.reject(missing());
+      const now = clock();
+      // The fetch under way, or a new one once the cooldown allows: ready() never adds a fetch the cooldown forbids.
+      const run = pending ?? (coolingFor(now) > 0 ? undefined : refetch(now));
+      if (run === undefined) return Promise.reject(unavailable('jwks-fetch', true));
+      return run.then(() => {
+        if (keys === undefined) throw unavailable('jwks-fetch', true);
+      });
     },
     close() {
       closing.abort();

@@ -6,6 +6,21 @@ import type { Duration } from '../base/duration';
 import type { Algorithm } from '../jose/algorithms';
 import type { IssuerBase } from './discovery-options';
 import type { HeldKey, KeyResolver } from './static';
+import type { TenantRule } from '../token/issuer';
+import type { SigningKeySource } from './source';
+
+/**
+ * Where an edge preset (`express-verified-user/edge`) puts the key source its vendor needs that no `key` form
+ * describes (AWS ALB: a PEM per `kid`): a field keyed by this symbol, which `knownFields` never sees and no user
+ * writes, so that no option joins TokenAuthOptions for it. Spreading the preset's options carries it along.
+ */
+export const PRESET_KEYS: unique symbol = Symbol('express-verified-user: preset keys');
+
+/** The key source a preset brings, built by createTokenAuth with its clock and `algorithms` option. */
+export type PresetKeys = (context: {
+  clock: () => number;
+  algorithms: readonly Algorithm[] | undefined;
+}) => SigningKeySource;
 
 /** An HMAC secret of at least 32 bytes. */
 export interface SecretKeyOption {
@@ -34,12 +49,15 @@ export type ResolvedKeys =
   | { form: 'held'; held: HeldKey }
   | { form: 'resolver'; resolve: KeyResolver; algorithms: ReadonlySet<Algorithm> }
   | { form: 'jwksUri'; url: URL; cooldown: number; timeout: number; algorithms: readonly Algorithm[] | undefined }
+  | { form: 'preset'; build: PresetKeys; algorithms: readonly Algorithm[] | undefined }
   | {
       form: 'discovery';
       /** The authorization servers (keys/discovery-options.ts checked them). */
       issuers: readonly IssuerBase[];
       /** The limit of one refresh (metadata and key set): `discovery.timeout`. */
       timeout: number;
+      /** The `tenants` option: which tenants an issuer template accepts (token/issuer.ts). */
+      tenants: TenantRule | undefined;
       algorithms: readonly Algorithm[] | undefined;
       allowInsecureHttp: boolean;
     };

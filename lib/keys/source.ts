@@ -48,8 +48,19 @@ export interface SigningKeySource {
   readonly algorithms: ReadonlySet<Algorithm>;
   keyFor(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyChoice | Promise<KeyChoice>;
   close(): void;
+  /**
+   * Load now what the first token would wait for (a key set, discovery metadata): resolves once it is held, rejects
+   * with a `verification_unavailable` TokenAuthError (`reason`, `hint`) when it cannot be had now. Absent: nothing
+   * to load (keys the app holds).
+   */
+  ready?(): Promise<void>;
   /** Sources that discover their issuers (`issuerBaseURL`): the issuer identifiers, as the servers name themselves. */
   discoveredIssuers?(): Promise<DiscoveredIssuers>;
+  /**
+   * `'padded'`: the tokens this source's keys verify write their segments base64url padded with `=` (AWS ALB), and
+   * are read so (jose/jws.ts `decodePaddedJws`); absent: strict compact JWS, as RFC 7515 writes it.
+   */
+  readonly segments?: 'padded';
 }
 
 /** The issuers a discovery source names, for a protected resource's `authorization_servers` (RFC 9728). */

@@ -19,7 +19,8 @@ export class WrongDocumentError extends Error {
   }
 }
 
-function quoted(value: unknown): string {
+/** A value for a hint, cut to MAX_QUOTED characters and quoted (remote-supplied values included). */
+export function quoted(value: unknown): string {
   return JSON.stringify(String(value).slice(0, MAX_QUOTED));
 }
 
@@ -73,6 +74,23 @@ export function metadataInsteadOfJwks(document: unknown): WrongDocumentError | u
   return new WrongDocumentError(
     'jwks-is-metadata',
     `key.jwksUri points at discovery metadata, not a JWKS; use ${issuer}${jwksUri}`,
+  );
+}
+
+/**
+ * A key set address that answered something other than a usable JWKS (a 404, an HTML page, JSON without `keys`):
+ * reason `jwks-fetch`, and a hint saying which address (`named`: the option it comes from) answered what, and what
+ * was expected; when the address reads as an issuer's base URL rather than a key set's, to give it as issuerBaseURL.
+ */
+export function notAKeySet(named: string, url: URL, answered: string, contentType: string | null): WrongDocumentError {
+  const type = contentType === null || contentType === '' ? '' : ` (content-type ${quoted(contentType)})`;
+  const base =
+    named === 'key.jwksUri' && !looksLikeJwksPath(url)
+      ? `; ${quoted(url.href)} reads as an issuer's base URL: give it as issuerBaseURL (discovery finds its key set), or key.jwksUri: its metadata's jwks_uri`
+      : '';
+  return new WrongDocumentError(
+    'jwks-fetch',
+    `${named} (${url.href}) answered ${answered}${type}, not a JWKS: expected JSON { "keys": [...] } with a signing key${base}`,
   );
 }
 

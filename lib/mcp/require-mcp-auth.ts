@@ -1,6 +1,8 @@
 // requireMcpAuth: one middleware for an MCP endpoint. It verifies as requireVerifiedUser does (through the
-// TokenAuth's route guard), with the scopes of the tools a request calls, and leaves the SDK's AuthInfo on req.auth.
+// TokenAuth's route guard), with the scopes of the tools, resources and prompts a request calls and the route's
+// step-up demand, and leaves the SDK's AuthInfo on req.auth.
 import type { Request, RequestHandler } from 'express';
+import type { Duration } from '../base/duration';
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
@@ -9,9 +11,10 @@ import type { RouteGuard } from '../http/guard';
 import type { JwtClaims } from '../token/claim-modes';
 import type { ScopeReader } from '../token/scope-claim';
 import type { ScopeRequirementInput } from '../token/scopes';
-import type { RouteRequirement } from '../token/step-up';
+import { parseStepUp, type RouteRequirement, type StepUp } from '../token/step-up';
 import { toAuthInfo } from './auth-info';
-import { calledTools, parseToolScopes } from './tools';
+import { calledItems } from './calls';
+import { callKey, everyGateScope, gateScopes, hasGates, parseGates, type GatedCall, type McpGates } from './gates';
 
 /** Options of `requireMcpAuth(auth, options)`. */
 export interface RequireMcpAuthOptions {
@@ -23,11 +26,29 @@ export interface RequireMcpAuthOptions {
    * endpoint's scopes.
    */
   tools?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Scopes a `resources/read` of a resource needs on top of the endpoint's: `{ uri: scopes }`. URIs are matched as
+   * the SDK's server matches them (parsed and serialised again); a resource template's reads are not gated by it.
+   */
+  resources?: Readonly<Record<string, readonly string[]>>;
+  /** Scopes a `prompts/get` of a prompt needs on top of the endpoint's: `{ promptName: scopes }`. */
+  prompts?: Readonly<Record<string, readonly string[]>>;
+  /** Step-up (RFC 9470), as `requireVerifiedUser`'s: the token's `acr` must be one of these. */
+  acr?: readonly string[];
+  /** Step-up (RFC 9470), as `requireVerifiedUser`'s: the longest time since the user authenticated (`auth_time`). */
+  maxAge?: Duration;
 }
 
-const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = { scopes: true, tools: true };
+const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = {
+  scopes: true,
+  tools: true,
+  resources: true,
+  prompts: true,
+  acr: true,
+  maxAge: true,
+};
 
-/** The endpoint's requirement as `{ all, any }` lists, to add a tool's scopes to (validated by the guard first). */
+/** The endpoint's requirement as `{ all, any }` lists, to add a call's scopes to (validated by the guard first). */
 function requirementParts(input: ScopeRequirementInput | undefined): {
   all: readonly string[];
   any: readonly string[];
@@ -36,6 +57,14 @@ function requirementParts(input: ScopeRequirementInput | undefined): {
   if (Array.isArray(input)) return { all: input, any: [] };
   const spec = input as { all?: readonly string[]; any?: readonly string[] };
   return { all: spec.all ?? [], any: spec.any ?? [] };
+}
+
+/** The route's step-up demand from `acr`/`maxAge`, checked now with requireMcpAuth's name in its messages. */
+function stepUpOf(given: RequireMcpAuthOptions): StepUp | undefined {
+  const demand: Record<string, unknown> = {};
+  if (given.acr !== undefined) demand.acr = given.acr;
+  if (given.maxAge !== undefined) demand.maxAge = given.maxAge;
+  return parseStepUp(demand, 'requireMcpAuth');
 }
 
 /**
@@ -48,30 +77,43 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
   options: unknown,
 ): RequestHandler {
   if (options !== undefined && !isObject(options))
-    optionError('', 'requireMcpAuth options must be an object { scopes, tools }');
+    optionError('', 'requireMcpAuth options must be an object { scopes, tools, resources, prompts, acr, maxAge }');
   const given = (options ?? {}) as RequireMcpAuthOptions;
   knownFields(given, MCP_AUTH_OPTIONS, '', 'requireMcpAuth');
 
-  const endpoint = guard.requirement(given.scopes);
+  const stepUp = stepUpOf(given);
   const parts = requirementParts(given.scopes);
-  const withTools = (scopes: readonly string[]) =>
-    guard.requirement({ all: [...parts.all, ...scopes], any: parts.any });
-  const tools = parseToolScopes(given.tools);
-  const perTool = new Map<string, RouteRequirement>();
-  for (const [name, scopes] of tools) perTool.set(name, withTools(scopes));
-  const everyTool = withTools([...tools.values()].flat());
+  // Every requirement carries the route's step-up demand; a call's adds its scopes to the endpoint's.
+  const requirementWith = (scopes: readonly string[]): RouteRequirement =>
+    Object.freeze({ scopes: guard.requirement({ all: [...parts.all, ...scopes], any: parts.any }).scopes, stepUp });
+  const endpoint: RouteRequirement = Object.freeze({ scopes: guard.requirement(given.scopes).scopes, stepUp });
+  const gates: McpGates = parseGates(given);
+  const gated = hasGates(gates);
+  const everything = requirementWith(everyGateScope(gates));
+  // One requirement per gated key, made at set-up; a request calling several gated things gets one made for it.
+  const single = new Map<GatedCall['gate'], Map<string, RouteRequirement>>();
+  for (const gate of ['tools', 'resources', 'prompts'] as const)
+    single.set(gate, new Map([...gates[gate]].map(([key, scopes]) => [key, requirementWith(scopes)])));
 
   function pick(req: Request): RouteRequirement {
-    if (tools.size === 0) return endpoint;
-    const called = calledTools(req);
+    if (!gated) return endpoint;
+    const called = calledItems(req);
     // The transport would parse the body after us: no call could be seen, so none is let through unseen.
     if (called.kind === 'unread')
-      throw new TokenAuthError('internal', { reason: 'mcp-body-unread: mount express.json() before requireMcpAuth' });
-    if (called.kind === 'every') return everyTool;
-    const gated = [...new Set(called.names)].filter((name) => tools.has(name));
-    if (gated.length === 0) return endpoint;
-    if (gated.length === 1) return perTool.get(gated[0]) as RouteRequirement;
-    return withTools(gated.flatMap((name) => tools.get(name) ?? []));
+      throw new TokenAuthError('internal', {
+        reason: 'mcp-body-unread: mount express.json() before requireMcpAuth, or send MCP 2026-07-28 headers',
+      });
+    if (called.kind === 'bad-name') throw new TokenAuthError('invalid_request', { reason: 'mcp-name-encoding' });
+    if (called.kind === 'every') return everything;
+    // The gated requirements the calls reach, each once: a call named in the headers and the body is one call.
+    const needed = new Set<RouteRequirement>();
+    for (const call of called.calls) {
+      const made = single.get(call.gate)?.get(callKey(call.gate, call.key));
+      if (made !== undefined) needed.add(made);
+    }
+    if (needed.size === 0) return endpoint;
+    if (needed.size === 1) return needed.values().next().value as RouteRequirement;
+    return requirementWith(called.calls.flatMap((call) => gateScopes(gates, call) ?? []));
   }
 
   return guard.middleware(pick, (req, { claims, token }) => {

@@ -1,6 +1,5 @@
-// NODE_DEBUG=express-verified-user: one line per refusal (code, reason, iss, kid, alg), never the token.
+// NODE_DEBUG=express-verified-user: one line per refusal (code, reason, iss, kid, alg, hint), never the token.
 import { debuglog } from 'node:util';
-import { modeHint, type ClaimsMode } from '../token/claim-modes';
 import type { TokenAuthError } from '../base/errors';
 
 // Node's own switch: NODE_DEBUG=express-verified-user turns the lines on; off, a refusal costs one property read.
@@ -11,23 +10,23 @@ export const MAX_DEBUG_VALUE = 128;
 
 /**
  * A value from a token, quoted so that a hostile `iss` or `kid` cannot forge a second log line, and cut to
- * MAX_DEBUG_VALUE characters (marked with `…`) so that it cannot flood the log either.
+ * MAX_DEBUG_VALUE characters (marked with `…`) so that it cannot flood the log either. Hints quote a token's
+ * `alg` and `typ` the same way.
  */
-function quoted(value: string | undefined): string {
-  if (value === undefined) return '-';
+export function quotedFact(value: string): string {
   return JSON.stringify(value.length > MAX_DEBUG_VALUE ? `${value.slice(0, MAX_DEBUG_VALUE)}…` : value);
 }
 
+const quoted = (value: string | undefined) => (value === undefined ? '-' : quotedFact(value));
+
 /**
  * One line per refusal when `NODE_DEBUG=express-verified-user` is set: code, reason, and the token's `iss`, `kid`,
- * `alg` (from `err.facts`), with the error's hint (the accepted issuers, say) and the mode's when the mode caused
- * it. Never the token or its signature.
+ * `alg` (from `err.facts`), ending with `err.hint` (what was expected, from which option: config/refusal-hints.ts),
+ * the same text `onError` gets. Never the token or its signature.
  */
-export function debugRefusal(err: TokenAuthError, mode: ClaimsMode): void {
+export function debugRefusal(err: TokenAuthError): void {
   if (!log.enabled) return;
   const facts = err.facts ?? {};
-  const hints = [err.hint, modeHint(mode, err.reason)].filter((hint) => hint !== undefined);
-  const hint = hints.length === 0 ? undefined : hints.join('; ');
   log(
     'refused %d %s reason=%s iss=%s kid=%s alg=%s%s',
     err.status,
@@ -36,6 +35,6 @@ export function debugRefusal(err: TokenAuthError, mode: ClaimsMode): void {
     quoted(facts.iss),
     quoted(facts.kid),
     quoted(facts.alg),
-    hint === undefined ? '' : ` (${hint})`,
+    err.hint === undefined ? '' : ` (${err.hint})`,
   );
 }

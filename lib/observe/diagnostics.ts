@@ -8,7 +8,7 @@ import { type MaybePromise } from '../base/values';
 export const VERIFY_CHANNEL = 'express-verified-user:verify';
 
 /** What a remote fetch was for; each kind has its own channel, `express-verified-user:fetch:<kind>`. */
-export type FetchKind = 'key' | 'discovery' | 'upstream' | 'introspection';
+export type FetchKind = 'key' | 'discovery' | 'upstream' | 'introspection' | 'exchange';
 
 /**
  * The context object published on the verify channel. It never holds the token, its signature or its claims:
@@ -59,6 +59,7 @@ const fetchChannels: Readonly<Record<FetchKind, diagnostics.Channel>> = {
   discovery: diagnostics.channel('express-verified-user:fetch:discovery'),
   upstream: diagnostics.channel('express-verified-user:fetch:upstream'),
   introspection: diagnostics.channel('express-verified-user:fetch:introspection'),
+  exchange: diagnostics.channel('express-verified-user:fetch:exchange'),
 };
 
 /** Node 20's TracingChannel may lack `hasSubscribers`: then any of its five channels decides. */

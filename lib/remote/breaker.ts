@@ -13,8 +13,12 @@ import { isObject } from '../base/values';
  * remote sends with an outage is one failure like any other; once the breaker opens, it stays open for the longest
  * such wait the failures that opened it asked for (see `run`).
  *
- * Remote-agnostic: the upstream and introspection sources wrap their calls in `run`, counting only outages (not
- * answers about a token) as failures.
+ * Slow calls: when `failures` calls have been under way for `slowAfter` (a tenth of the remote's timeout) and none
+ * has been answered meanwhile, it opens before any of them has timed out, so that a hanging remote holds a handful
+ * of callers for the whole timeout, not every caller of that timeout's span. The first answer closes it again.
+ *
+ * Remote-agnostic: every remote source's calls run through it (remote/remote-call.ts), counting only outages (not
+ * answers about a token, nor throttles: remote/answer-class.ts) as failures.
  */
 
 /** `breaker` option: `false` turns it off. */
@@ -57,6 +61,9 @@ export function resolveBreaker(value: unknown, name: string): BreakerConfig | fa
   };
 }
 
+/** The fraction of a remote's timeout after which calls under way with no answer count as slow. */
+export const SLOW_CALL_FRACTION = 0.1;
+
 /** One breaker guarding one remote dependency. */
 export class CircuitBreaker {
   private failures = 0;
@@ -69,16 +76,25 @@ export class CircuitBreaker {
   private holdUntil = 0;
   /** The end of the longest wait asked for by the outages of the current run (0: none); applied once it opens. */
   private demandedUntil = 0;
+  /** When each call under way started (milliseconds), oldest first. */
+  private readonly underway = new Map<object, number>();
+  /** When a call was last answered (anything but an outage), or -Infinity while none has been. */
+  private answeredAt = -Infinity;
 
+  /**
+   * `slowAfter`: milliseconds after which a call under way counts as slow (none: no slow-call rule); a tenth of
+   * the remote's timeout (`SLOW_CALL_FRACTION`) by the sources.
+   */
   constructor(
     private readonly config: BreakerConfig,
     private readonly now: () => number = Date.now,
+    private readonly slowAfter?: number,
   ) {}
 
   /**
    * Run `call` unless the breaker refuses it. `isOutage(err)` tells which failures count against the remote (a
    * timeout, a 5xx) and which are answers (a 401 about a token: the remote is up). `demanded(err)`, when given,
-   * is the wait in seconds the remote asked for with that failure (a 429 or 503 with `Retry-After`). Such a failure
+   * is the wait in seconds the remote asked for with that failure (a 503 with `Retry-After`). Such a failure
    * counts once, like any outage: one answer (perhaps about one abusive client) never opens the breaker for
    * everyone. When the breaker opens, or a failure finds it open, it stays open until the end of the longest wait
    * the failures of that run asked for (or the cooldown, if longer), lets no probe through before, and tells every
@@ -90,6 +106,7 @@ export class CircuitBreaker {
     demanded?: (err: unknown) => number | undefined,
   ): Promise<T> {
     let probe = false;
+    if (!this.open && this.callsAreSlow()) this.openFor(this.now(), this.config.cooldown * 1000);
     if (this.open) {
       const left = this.openUntil - this.now();
       if (left > 0) throw refused(left);
@@ -97,6 +114,8 @@ export class CircuitBreaker {
       this.probing = true;
       probe = true;
     }
+    const handle = {};
+    this.underway.set(handle, this.now());
     try {
       const result = await call();
       this.succeeded();
@@ -106,6 +125,7 @@ export class CircuitBreaker {
       else this.succeeded();
       throw err;
     } finally {
+      this.underway.delete(handle);
       if (probe) this.probing = false;
     }
   }
@@ -115,7 +135,28 @@ export class CircuitBreaker {
     return { state, failures: this.failures, openedAt: this.openedAt };
   }
 
+  /** `failures` calls under way for `slowAfter` or longer, and no answer for as long: the remote hangs. */
+  private callsAreSlow(): boolean {
+    if (this.slowAfter === undefined || this.underway.size < this.config.failures) return false;
+    const since = this.now() - this.slowAfter;
+    if (this.answeredAt > since) return false;
+    let slow = 0;
+    // Oldest first: stop at the first call younger than `slowAfter`.
+    for (const started of this.underway.values()) {
+      if (started > since) break;
+      if (++slow >= this.config.failures) return true;
+    }
+    return false;
+  }
+
+  private openFor(now: number, ms: number): void {
+    this.open = true;
+    this.openedAt = now;
+    this.openUntil = Math.max(this.openUntil, now + ms);
+  }
+
   private succeeded(): void {
+    this.answeredAt = this.now();
     this.failures = 0;
     this.demandedUntil = 0;
     // A call that was under way before the remote asked for a wait does not cut the wait short.
@@ -129,10 +170,8 @@ export class CircuitBreaker {
     // A failed probe or the threshold reached: (re)open for the cooldown or the longest wait this run of outages
     // asked for, never for less than is left. A wait asked for alone, below the threshold, opens nothing.
     if (this.open || this.failures >= this.config.failures) {
-      this.open = true;
-      this.openedAt = now;
       this.holdUntil = Math.max(this.holdUntil, this.demandedUntil);
-      this.openUntil = Math.max(this.openUntil, now + this.config.cooldown * 1000, this.holdUntil);
+      this.openFor(now, Math.max(this.config.cooldown * 1000, this.holdUntil - now));
     }
   }
 }

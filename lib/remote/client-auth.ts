@@ -1,8 +1,10 @@
-// How this resource server authenticates itself to the authorization server (RFC 7662 §2.1): client_secret_basic,
-// client_secret_post (RFC 6749 §2.3.1) or private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9).
+// How this resource server authenticates itself to the authorization server, for introspection (RFC 7662 §2.1) and
+// token exchange (RFC 8693 §2.1) alike: client_secret_basic, client_secret_post (RFC 6749 §2.3.1) or private_key_jwt
+// (RFC 7523 §2.2, OpenID Connect Core §9).
 import { createPrivateKey, KeyObject, randomUUID } from 'node:crypto';
 import type { Jwk } from '../jose/jwk';
 import { optionError } from '../base/option-error';
+import type { FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import { ALGORITHMS, algorithmForCurve, isSupportedAlgorithm, MIN_RSA_BITS, type Algorithm } from '../jose/algorithms';
 import { signCompact } from '../jose/sign';
@@ -21,6 +23,14 @@ export interface ClientCredentials {
   /** Default: `private_key_jwt` with a privateKey, else `client_secret_basic`. */
   authMethod?: ClientAuthMethod;
 }
+
+/** The credential fields every option that authenticates this server as a client shares (introspection, exchange). */
+export const CLIENT_FIELDS: FieldList<ClientCredentials> = {
+  clientId: true,
+  clientSecret: true,
+  privateKey: true,
+  authMethod: true,
+};
 
 /** Client authentication resolved once: adds the credentials to one request. */
 export interface ClientAuth {

@@ -1,4 +1,4 @@
-// A cap on remote calls under way at once (upstream mode, introspection): a new token beyond it is answered 503 at
+// A cap on remote calls under way at once (upstream mode, introspection, exchange): a new token beyond it is answered 503 at
 // once, never queued, so a hanging server holds at most this many sockets, not one per new token.
 import { TokenAuthError } from '../base/errors';
 import { positiveInteger } from '../base/option-checks';
@@ -16,11 +16,11 @@ export function resolveMaxInflight(value: unknown, name: string): number | undef
  * (reason `busy`, Retry-After 1) and never made. The refusal happens outside any breaker `call` runs behind, so it
  * is not an outage, and as a 503 the verifier never caches it.
  */
-export function limitInflight<T>(
-  call: (token: string) => Promise<T>,
+export function limitInflight<T, A = string>(
+  call: (token: A) => Promise<T>,
   max: number,
   busy: string,
-): (token: string) => Promise<T> {
+): (token: A) => Promise<T> {
   let inflight = 0;
   return (token) => {
     if (inflight >= max)

@@ -5,7 +5,7 @@ import { knownFields, type FieldList } from '../base/option-checks';
 import { optionError } from '../base/option-error';
 import { isObject } from '../base/values';
 import { resolveBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
-import { resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
+import { CLIENT_FIELDS, resolveClientAuth, type ClientAuth, type ClientCredentials } from './client-auth';
 import type { IssuerBase } from '../keys/discovery-options';
 import { DEFAULT_MAX_INFLIGHT, resolveMaxInflight } from './inflight';
 import { checkRemoteUrl } from '../fetch/remote-url';
@@ -20,7 +20,15 @@ export interface IntrospectionOptions extends ClientCredentials {
   breaker?: BreakerOptions | false;
   /** Most calls under way at once (default 100); a new token beyond them is answered 503 at once, never queued. */
   maxInflight?: number;
+  /**
+   * RFC 9701 signed answers: `'preferred'` (default) asks for one when the server offers them and accepts plain JSON
+   * too (TLS already authenticates the server); `'required'` refuses any other answer; `false` never asks.
+   */
+  signed?: SignedIntrospection;
 }
+
+/** `introspection.signed`: whether RFC 9701 signed answers are asked for, and whether they are required. */
+export type SignedIntrospection = 'required' | 'preferred' | false;
 
 /** `introspect`: `'opaque'` (default) introspects every token but the JWTs of the configured issuer; `'always'` every token. */
 export type IntrospectMode = 'opaque' | 'always';
@@ -36,19 +44,30 @@ export interface ResolvedIntrospection {
   mode: IntrospectMode;
   /** The authorization server: its base URL, whose discovered issuer answers and signs. */
   server: IssuerBase;
+  signed: SignedIntrospection;
+  /**
+   * Who this resource server is, for a signed answer's `aud` (RFC 9701 §5): `clientId`, then the configured
+   * `audience` and `resource`.
+   */
+  audiences: readonly string[];
 }
 
 const FIELDS: FieldList<IntrospectionOptions> = {
-  clientId: true,
-  clientSecret: true,
-  privateKey: true,
-  authMethod: true,
+  ...CLIENT_FIELDS,
   endpoint: true,
   timeout: true,
   breaker: true,
   maxInflight: true,
+  signed: true,
 };
 const DEFAULT_TIMEOUT = 5;
+const SIGNED: readonly SignedIntrospection[] = ['required', 'preferred', false];
+
+/** The resource server's own names besides its client id: the `audience` strings and the `resource`. */
+function namesOf(audience: unknown, resource: unknown): string[] {
+  const names = [...(Array.isArray(audience) ? audience : [audience]), resource];
+  return names.filter((name): name is string => typeof name === 'string' && name !== '');
+}
 
 /**
  * Validate `introspection` and `introspect` (a TypeError naming the option for anything wrong). Introspection
@@ -56,7 +75,7 @@ const DEFAULT_TIMEOUT = 5;
  * introspection endpoint are discovered. Undefined when `introspection` is absent.
  */
 export function resolveIntrospection(
-  input: { introspection?: unknown; introspect?: unknown },
+  input: { introspection?: unknown; introspect?: unknown; audience?: unknown; resource?: unknown },
   issuerBaseURL: readonly IssuerBase[] | undefined,
   allowInsecureHttp: boolean,
 ): ResolvedIntrospection | undefined {
@@ -94,5 +113,19 @@ export function resolveIntrospection(
       : checkRemoteUrl(value.endpoint, 'introspection.endpoint', allowInsecureHttp);
   const maxInflight = resolveMaxInflight(value.maxInflight, 'introspection.maxInflight') ?? DEFAULT_MAX_INFLIGHT;
   const breaker = resolveBreaker(value.breaker, 'introspection.breaker');
-  return { client, endpoint, timeout, breaker, maxInflight, mode, server: issuerBaseURL[0] };
+  const signed = value.signed ?? 'preferred';
+  if (!SIGNED.includes(signed as SignedIntrospection))
+    optionError('introspection.signed', `option "introspection.signed" must be 'required', 'preferred' or false`);
+  const audiences = [...new Set([client.clientId, ...namesOf(input.audience, input.resource)])];
+  return {
+    client,
+    endpoint,
+    timeout,
+    breaker,
+    maxInflight,
+    mode,
+    server: issuerBaseURL[0],
+    signed: signed as SignedIntrospection,
+    audiences,
+  };
 }

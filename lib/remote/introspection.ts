@@ -2,9 +2,10 @@
 // server's introspection endpoint, like upstream mode asks its service, so shared verdicts and the breaker apply.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
-import { fetchBounded, RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
-import { CircuitBreaker } from './breaker';
+import { fetchBounded, type BoundedAnswer } from '../fetch/bounded-fetch';
 import { isDiscoverySource, type DiscoveredMetadata, type DiscoverySource } from '../keys/discovery';
+import { countAsOutage, fetchFailure, outage, statusFailure } from './answer-class';
+import { AnswerMemory, digestOf } from './answer-memory';
 import {
   INTROSPECTION_JWT_MEDIA_TYPE,
   readAnswer,
@@ -13,7 +14,7 @@ import {
   unbelievable,
 } from './introspection-answer';
 import type { ResolvedIntrospection } from './introspection-options';
-import { limitInflight } from './inflight';
+import { guardRemoteCall } from './remote-call';
 import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import type { RemoteClaims, RemoteClaimsSource, TokenSource } from './source';
 import { retryAfterOf } from './retry-after';
@@ -43,63 +44,77 @@ function endpointOf(settings: ResolvedIntrospection, metadata: DiscoveredMetadat
   }
 }
 
-/** RFC 9701 §6: the metadata lists the algorithms it signs answers with; we then ask for, and require, a JWT. */
-function offersSignedAnswers(metadata: DiscoveredMetadata): boolean {
-  const algs = metadata.introspectionSigningAlgs;
-  return Array.isArray(algs) && algs.length > 0;
+/**
+ * The Accept header of `introspection.signed`: RFC 9701 asks for a JWT with its media type; for `'preferred'` only
+ * when the metadata lists `introspection_signing_alg_values_supported`, plain JSON welcome too; always and alone for
+ * `'required'`; never for `false`.
+ */
+function acceptOf(signed: ResolvedIntrospection['signed'], metadata: DiscoveredMetadata): string {
+  if (signed === 'required') return INTROSPECTION_JWT_MEDIA_TYPE;
+  const offered = Array.isArray(metadata.introspectionSigningAlgs) && metadata.introspectionSigningAlgs.length > 0;
+  return signed === 'preferred' && offered
+    ? `${INTROSPECTION_JWT_MEDIA_TYPE}, application/json;q=0.5`
+    : 'application/json';
 }
 
-/** A status other than 200: only an `unsupported_token_type` is about the token; the rest is the AS or us. */
-function refusal(answer: BoundedAnswer): TokenAuthError {
-  if (answer.status === 400) {
-    let error: unknown;
-    try {
-      const body: unknown = JSON.parse(answer.text);
-      error = isObject(body) ? body.error : undefined;
-    } catch {
-      error = undefined;
-    }
-    if (error === 'unsupported_token_type')
-      return new TokenAuthError('invalid_token', { reason: 'introspection-unsupported-token-type' });
+/** The `error` of an OAuth error answer (RFC 6749 §5.2), if its body is one. */
+function oauthError(answer: BoundedAnswer): unknown {
+  try {
+    const body: unknown = JSON.parse(answer.text);
+    return isObject(body) ? body.error : undefined;
+  } catch {
+    return undefined;
   }
-  // 401: our client credentials were refused (wrong secret or key, or aud): a configuration fault, never the token's.
-  const reason = answer.status === 401 ? 'introspection-client-auth' : `introspection-status-${answer.status}`;
-  return new TokenAuthError('verification_unavailable', { reason, retryAfter: retryAfterOf(answer) });
+}
+
+/**
+ * A status other than 200. `unsupported_token_type` is about the token (401); our client authentication refused
+ * (a 401, or RFC 6749 §5.2's `invalid_client` and `unauthorized_client`, which may come as a 400) is this app's
+ * configuration, a fault for every token: an outage. The rest goes by its class (remote/answer-class.ts): another
+ * 400 or a 413 about this token, a 429 a throttle, anything else an outage.
+ */
+function refusal(answer: BoundedAnswer): TokenAuthError {
+  const error = oauthError(answer);
+  if (answer.status === 400 && error === 'unsupported_token_type')
+    return new TokenAuthError('invalid_token', { reason: 'introspection-unsupported-token-type' });
+  if (
+    answer.status === 401 ||
+    (answer.status === 400 && (error === 'invalid_client' || error === 'unauthorized_client'))
+  )
+    return outage('introspection-client-auth', { retryAfter: retryAfterOf(answer) });
+  return statusFailure('introspection', answer);
 }
 
 /**
  * `introspection`: each new token is POSTed to the introspection endpoint with this client's authentication,
- * asking for an RFC 9701 signed answer when the server offers one. `active: false` → 401 (cached `errorTtl` by the
- * verifier); `active: true` → the claims, which the verifier holds to every JWT rule. Outages, refusals of our
- * client and answers that cannot be believed → 503, never cached, counted by the breaker. Beyond
- * `maxInflight` calls under way a new token gets 503 `introspection-busy` at once, with no call.
+ * asking for an RFC 9701 signed answer as `introspection.signed` says. `active: false` → 401 (cached `errorTtl` by
+ * the verifier); `active: true` → the claims, which the verifier holds to every JWT rule. How each other answer
+ * counts (an outage, an answer about this token, a throttle) is remote/answer-class.ts's rule; answers that cannot
+ * be believed and refusals of our client → 503, never cached. A signed answer is believed only within the call's
+ * window (`timeout` + `clockTolerance`, by its `iat`) and about one token only (remote/answer-memory.ts).
  */
 export function introspectionSource(config: IntrospectionSourceConfig): RemoteClaimsSource {
   const { settings, server, clock } = config;
   const timeoutMs = settings.timeout * 1000;
+  const window = settings.timeout + config.clockTolerance;
   const closing = new AbortController();
-  const breaker = settings.breaker === false ? undefined : new CircuitBreaker(settings.breaker);
-  // A server that lists no usable endpoint is a configuration fault, not an outage: no call is made, so the
-  // breaker stays shut and every refusal keeps its own reason for onError.
-  const isOutage = (err: unknown) =>
-    err instanceof TokenAuthError &&
-    err.code === 'verification_unavailable' &&
-    err.reason !== 'introspection-endpoint-missing' &&
-    err.reason !== 'introspection-endpoint-invalid';
+  const memory = new AnswerMemory();
   let issuer: string | undefined;
   const sameBase = (iss: unknown) =>
     typeof iss === 'string' && withoutTrailingSlash(iss) === withoutTrailingSlash(settings.server.base);
 
-  const ask = async (token: string): Promise<RemoteClaims> => {
-    const metadata = await server.metadata();
-    issuer = metadata.issuer;
-    const endpoint = endpointOf(settings, metadata, config.allowInsecureHttp);
-    const signed = offersSignedAnswers(metadata);
+  const metadataOf = async (): Promise<DiscoveredMetadata> => {
+    try {
+      return await server.metadata();
+    } catch (err) {
+      throw err instanceof TokenAuthError ? countAsOutage(err) : err;
+    }
+  };
+
+  /** POST the token, asking for `accept`: the 200 answer, or its refusal. */
+  const post = async (token: string, endpoint: string, accept: string): Promise<BoundedAnswer> => {
     const form = new URLSearchParams({ token, token_type_hint: 'access_token' });
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Accept: signed ? INTROSPECTION_JWT_MEDIA_TYPE : 'application/json',
-    };
+    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept };
     settings.client.apply(form, headers, endpoint, clock());
     let answer: BoundedAnswer;
     try {
@@ -113,41 +128,88 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
         readErrorBody: true,
       });
     } catch (err) {
-      const failure = err instanceof RemoteFetchError ? err.failure : 'network';
-      throw new TokenAuthError('verification_unavailable', {
-        reason: `introspection-${failure}`,
-        retryAfter: 5,
-        cause: err,
-      });
+      throw fetchFailure('introspection', err);
     }
     if (answer.status !== 200) throw refusal(answer);
-    let body: unknown;
-    if (signed) {
-      // Asked for a signed answer: anything else (plain JSON included) could be a downgrade on the path.
-      const type = answer.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
-      if (type !== INTROSPECTION_JWT_MEDIA_TYPE) throw unbelievable('introspection-unsigned');
-      body = await readSignedAnswer(answer.text, {
-        issuer: metadata.issuer,
-        clientId: settings.client.clientId,
-        keys: server,
-        now: clock(),
-        clockTolerance: config.clockTolerance,
-      });
-    } else {
-      body = readJsonAnswer(answer.text);
-    }
-    return { payload: readAnswer(body, metadata.issuer), size: answer.bytes };
+    return answer;
   };
+
+  /**
+   * The claims of a 200 answer, signed (RFC 9701: believed once, within the window) or, unless signed answers are
+   * required, plain JSON; undefined for a signed answer already believed about another token.
+   */
+  const read = async (answer: BoundedAnswer, token: string, signer: string): Promise<RemoteClaims | undefined> => {
+    const type = answer.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
+    if (type !== INTROSPECTION_JWT_MEDIA_TYPE) {
+      // Only a signed answer will do: plain JSON could be a downgrade on the path, or a client not registered for them.
+      if (settings.signed === 'required')
+        throw unbelievable('introspection-unsigned', {
+          hint: "introspection.signed is 'required' and the answer was not an RFC 9701 JWT",
+        });
+      return { payload: readAnswer(readJsonAnswer(answer.text), signer), size: answer.bytes };
+    }
+    const { clockTolerance } = config;
+    const context = {
+      issuer: signer,
+      audiences: settings.audiences,
+      keys: server,
+      now: clock(),
+      clockTolerance,
+      window,
+    };
+    const signed = await readSignedAnswer(answer.text, context).catch((err: unknown) => {
+      // The AS's keys out of reach is an outage; any other refusal of the answer is not.
+      throw err instanceof TokenAuthError && err.reason?.startsWith('introspection-jwt-') !== true
+        ? countAsOutage(err)
+        : err;
+    });
+    const payload = readAnswer(signed.answer, signer);
+    const until = signed.iat + window;
+    return memory.claim(digestOf(answer.text.trim()), digestOf(token), until, clock())
+      ? { payload, size: answer.bytes }
+      : undefined;
+  };
+
+  const ask = async (token: string): Promise<RemoteClaims> => {
+    const metadata = await metadataOf();
+    issuer = metadata.issuer;
+    const endpoint = endpointOf(settings, metadata, config.allowInsecureHttp);
+    const first = await read(await post(token, endpoint, acceptOf(settings.signed, metadata)), token, metadata.issuer);
+    if (first !== undefined) return first;
+    // The very answer believed about another token: a replay, or an AS whose answers name nothing of the token
+    // (no `jti`) answering two tokens with the same claims in the same second. With 'preferred', plain JSON is
+    // believed anyway: ask for it. With 'required' it is refused (503, Retry-After 1: the next second's differs).
+    if (settings.signed === 'preferred') {
+      const plain = await read(await post(token, endpoint, 'application/json'), token, metadata.issuer);
+      if (plain !== undefined) return plain;
+    }
+    throw unbelievable('introspection-jwt-replayed', { retryAfter: 1 });
+  };
+
+  const guarded = guardRemoteCall(ask, {
+    prefix: 'introspection',
+    breaker: settings.breaker,
+    maxInflight: settings.maxInflight,
+    timeout: settings.timeout,
+  });
 
   return {
     kind: 'remote',
-    // The cap stands outside the breaker: a busy refusal makes no call, so it is no outage.
-    claimsFor: limitInflight(
-      breaker === undefined ? ask : (token) => breaker.run(() => ask(token), isOutage),
-      settings.maxInflight,
-      'introspection-busy',
-    ),
-    breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
+    claimsFor: guarded.call,
+    breakerStats: guarded.breakerStats,
+    async ready() {
+      const metadata = await server.metadata();
+      try {
+        endpointOf(settings, metadata, config.allowInsecureHttp);
+      } catch (err) {
+        const hint = `the metadata of ${settings.server.base} lists no usable introspection_endpoint: give option "introspection.endpoint"`;
+        throw new TokenAuthError('verification_unavailable', {
+          reason: (err as TokenAuthError).reason,
+          hint,
+          cause: err,
+        });
+      }
+    },
     // The longest one call may take: a fleet's single-flight lock outlives it (verify/single-flight.ts).
     timeout: settings.timeout,
     // The server and who we are to it name whose verdicts these are, for shared verdicts (JSON: no NUL inside).

@@ -4,7 +4,10 @@ import type { BoundedAnswer } from '../fetch/bounded-fetch';
 /** Retry-After (seconds) on a remote failure that names none of its own. */
 export const DEFAULT_RETRY_AFTER = 5;
 
-/** Longest wait a server's own Retry-After may set (seconds). */
+/**
+ * Longest wait a server's own Retry-After may set (seconds): what a 503 keeps the breaker open for, and how long a
+ * 429 holds every new call (remote/remote-call.ts).
+ */
 export const LONGEST_RETRY_AFTER = 300;
 
 /** The server's own Retry-After when it is a sane number of seconds; an HTTP date or nonsense is ignored. */

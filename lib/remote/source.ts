@@ -18,6 +18,11 @@ export interface RemoteClaimsSource {
   readonly kind: 'remote';
   claimsFor(token: string): Promise<RemoteClaims>;
   close(): void;
+  /**
+   * Read now what the first call would wait for (introspection: the server's metadata and its endpoint); rejects
+   * with a TokenAuthError (`reason`, `hint`) when it cannot be had now. Absent: nothing to read first.
+   */
+  ready?(): Promise<void>;
   /** State of the circuit breaker in front of the remote service, when it has one. */
   breakerStats?(): BreakerStats;
   /**

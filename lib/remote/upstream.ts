@@ -1,11 +1,12 @@
 // Upstream mode: the service's GET /auth/@users/verify answers for each new token (Shape B), behind the breaker.
 import { shapeBViolation } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
-import { fetchBounded, RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
+import { fetchBounded, type BoundedAnswer } from '../fetch/bounded-fetch';
 import type { Duration } from '../base/duration';
-import { CircuitBreaker, type BreakerConfig, type BreakerOptions } from './breaker';
-import { DEFAULT_MAX_INFLIGHT, limitInflight } from './inflight';
-import { DEFAULT_RETRY_AFTER, namedRetryAfter } from './retry-after';
+import type { BreakerConfig, BreakerOptions } from './breaker';
+import { aboutToken, fetchFailure, statusFailure } from './answer-class';
+import { DEFAULT_MAX_INFLIGHT } from './inflight';
+import { guardRemoteCall } from './remote-call';
 import type { RemoteClaims, RemoteClaimsSource } from './source';
 import { isObject } from '../base/values';
 
@@ -48,10 +49,6 @@ export function verifyEndpoint(base: URL): string {
   return root.href;
 }
 
-function unavailable(reason: string, retryAfter = DEFAULT_RETRY_AFTER, cause?: unknown): TokenAuthError {
-  return new TokenAuthError('verification_unavailable', { reason, retryAfter, cause });
-}
-
 // RFC 6750 §3 scope-token characters: %x21 / %x23-5B / %x5D-7E, space-separated.
 const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 
@@ -64,29 +61,16 @@ function challengedScope(answer: BoundedAnswer): string | undefined {
 
 /**
  * `{ upstream }`: the token is checked by the identity service's own verify endpoint. Its 401 and 403 are
- * answers about the token and pass through (with our body); anything else that is not a 200 with a Shape B
- * payload — outage, timeout, 5xx, a redirect, other statuses, non-JSON, another shape — says nothing about the
- * token, so it becomes `verification_unavailable` (503), which the verifier never caches. The verifier then
- * applies this instance's time, issuer and audience rules to the payload.
+ * answers about the token and pass through (with our body); so is any other answer about this one token (a 400 or
+ * 413, a 200 that is not a Shape B payload: remote/answer-class.ts), a 401. A 429 holds every new token's call for
+ * its Retry-After; the rest (unreachable, a timeout, a 5xx, a redirect, another status) is an outage: 503, counted
+ * by the breaker, never cached. The verifier then applies this instance's time, issuer and audience rules to the
+ * payload.
  */
 export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource {
   const endpoint = verifyEndpoint(config.base);
   const timeoutMs = config.timeout * 1000;
   const closing = new AbortController();
-  const breaker =
-    config.breaker === false || config.breaker === undefined ? undefined : new CircuitBreaker(config.breaker);
-  // Only outages count against the upstream; a 401 or 403 is an answer, so it is alive.
-  // An outage of the upstream, counted by the breaker. Not a 429 (the upstream is alive and limiting one client, whose
-  // own answer carries its Retry-After) nor an answer of the wrong shape for one token: both are about that client
-  // or token, and counting them would let one client open the breaker for everyone (its 429s for 300 s at a time).
-  const isOutage = (err: unknown) =>
-    err instanceof TokenAuthError &&
-    err.code === 'verification_unavailable' &&
-    err.reason !== 'upstream-status-429' &&
-    err.reason?.startsWith('upstream-shape:') !== true;
-  /** Outages whose answer (a 429 or 503) asked for a wait: each counts once; an opened breaker then stays open that long. */
-  const demands = new WeakMap<object, number>();
-  const demanded = (err: unknown) => (typeof err === 'object' && err !== null ? demands.get(err) : undefined);
 
   const ask = async (token: string): Promise<RemoteClaims> => {
     let answer: BoundedAnswer;
@@ -99,38 +83,37 @@ export function upstreamSource(config: UpstreamSourceConfig): RemoteClaimsSource
         kind: 'upstream',
       });
     } catch (err) {
-      const failure = err instanceof RemoteFetchError ? err.failure : 'network';
-      throw unavailable(`upstream-${failure}`, DEFAULT_RETRY_AFTER, err);
+      throw fetchFailure('upstream', err);
     }
     if (answer.status === 401) throw new TokenAuthError('invalid_token', { reason: 'upstream-401' });
     if (answer.status === 403) {
       throw new TokenAuthError('insufficient_scope', { reason: 'upstream-403', scope: challengedScope(answer) });
     }
-    if (answer.status !== 200) {
-      const named = namedRetryAfter(answer);
-      const err = unavailable(`upstream-status-${answer.status}`, named ?? DEFAULT_RETRY_AFTER);
-      if (named !== undefined && answer.status === 503) demands.set(err, named);
-      throw err;
-    }
+    if (answer.status !== 200) throw statusFailure('upstream', answer);
 
     let payload: unknown;
     try {
       payload = JSON.parse(answer.text);
     } catch {
-      throw unavailable('upstream-not-json');
+      throw aboutToken('upstream-not-json');
     }
-    if (!isObject(payload)) throw unavailable('upstream-not-object');
+    if (!isObject(payload)) throw aboutToken('upstream-not-object');
     const wrong = shapeBViolation(payload);
-    if (wrong !== undefined) throw unavailable(`upstream-shape:${wrong}`);
+    if (wrong !== undefined) throw aboutToken(`upstream-shape:${wrong}`);
     return { payload, size: answer.bytes };
   };
 
-  const call = breaker === undefined ? ask : (token: string) => breaker.run(() => ask(token), isOutage, demanded);
+  const guarded = guardRemoteCall(ask, {
+    prefix: 'upstream',
+    breaker: config.breaker ?? false,
+    maxInflight: config.maxInflight ?? DEFAULT_MAX_INFLIGHT,
+    timeout: config.timeout,
+  });
 
   return {
     kind: 'remote',
-    claimsFor: limitInflight(call, config.maxInflight ?? DEFAULT_MAX_INFLIGHT, 'upstream-busy'),
-    breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
+    claimsFor: guarded.call,
+    breakerStats: guarded.breakerStats,
     answerFault: shapeBViolation,
     // The verify endpoint (the base, its trailing slashes dropped) names this upstream for shared verdicts.
     identity: JSON.stringify(['upstream', endpoint]),

@@ -71,6 +71,17 @@ export interface RedisConnection {
   ready(): boolean;
   /** A second connection, subscribed to `channel`, made from the app's client by `duplicate()`. */
   subscriber(channel: string, events: SubscriberEvents): Subscriber;
+  /**
+   * A connection of the store's own for commands, made from the app's client by `duplicate()`: what runs there
+   * never waits behind the app's commands. `ready` is called at each (re)connect.
+   */
+  own(ready: () => void): OwnConnection;
+}
+
+/** A command connection the store created (and so closes). */
+export interface OwnConnection {
+  command(args: string[]): Promise<unknown>;
+  close(): void;
 }
 
 function isIoRedis(client: RedisClientLike): client is IoRedisClient {
@@ -122,11 +133,24 @@ function nodeRedisCommand(
   };
 }
 
+/** End a node-redis connection the store made, whichever close it offers. */
+function closeNodeRedis(client: NodeRedisBase): void {
+  if (typeof client.destroy === 'function') Promise.resolve(client.destroy()).catch(ignore);
+  else client.disconnect?.().catch(ignore);
+}
+
 function nodeRedisConnection(client: NodeRedisClient | NodeRedisCluster | NodeRedisSentinel): RedisConnection {
   const cluster = typeof (client as NodeRedisCluster).getSlotRandomNode === 'function';
   return {
     command: nodeRedisCommand(client),
     ready: () => client.isReady,
+    own(ready) {
+      const own = client.duplicate() as NodeRedisClient | NodeRedisCluster | NodeRedisSentinel;
+      own.on('error', ignore);
+      own.on(cluster ? 'connect' : 'ready', () => ready());
+      own.connect().catch(ignore);
+      return { command: nodeRedisCommand(own), close: () => closeNodeRedis(own) };
+    },
     subscriber(channel, events) {
       const sub = client.duplicate();
       let closed = false;
@@ -160,8 +184,7 @@ function nodeRedisConnection(client: NodeRedisClient | NodeRedisCluster | NodeRe
         },
         close() {
           closed = true;
-          if (typeof sub.destroy === 'function') Promise.resolve(sub.destroy()).catch(ignore);
-          else sub.disconnect?.().catch(ignore);
+          closeNodeRedis(sub);
         },
       };
     },
@@ -172,6 +195,12 @@ function ioRedisConnection(client: IoRedisClient): RedisConnection {
   return {
     command: ([name, ...args]) => client.call(name, ...args),
     ready: () => client.status === 'ready',
+    own(ready) {
+      const own = client.duplicate();
+      own.on('error', ignore);
+      own.on('ready', () => ready());
+      return { command: ([name, ...args]) => own.call(name, ...args), close: () => own.disconnect() };
+    },
     subscriber(channel, events) {
       const sub = client.duplicate();
       let closed = false;

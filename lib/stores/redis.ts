@@ -4,23 +4,25 @@ import { positiveDuration, type Duration } from '../base/duration';
 import { optionError } from '../base/option-error';
 import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
-import { TokenAuthError } from '../base/errors';
 import type { ReplayStore } from '../dpop/replay';
-import type { RevocationList, RevocationStats, RevocationStore } from '../verify/revocation';
+import { REVOCATION_GRACE, type RevocationStore } from '../verify/revocation';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { VerdictClaim, VerdictLockStore } from '../verify/single-flight';
-import { boundedCommands } from './bounded-commands';
-import { redisConnection, type RedisClientLike, type Subscriber } from './redis-client';
-import { REVOKE_SCRIPT, revocationOf, revokeFailed, type RevocableClaims } from './revoke';
+import { boundedCommands, luaScript } from './bounded-commands';
+import { redisConnection, type RedisClientLike } from './redis-client';
+import { redisReplay, resolveRedisReplay, type RedisReplayOptions } from './replay';
+import { redisRevocationList } from './revocation-list';
+import { REVOKE_SCRIPT, revocationArgs, revocationOf, revokeFailed, type RevocableClaims } from './revoke';
 
 /**
  * `express-verified-user/redis` (docs/fleet.md): the state a fleet shares, in the app's own Redis. One store serves the
  * three seams the core defines — revocation (`revocation`), DPoP single use (`dpop.replay`) and upstream verdicts
  * (`cache.shared`). Keys, under `prefix`:
  *
- * - `{prefix}revoked`: a sorted set, member `jti`, score its token's `exp`; the channel of the same name carries
- *   each revocation to every instance.
- * - `{prefix}dpop:{id}`: one key per DPoP proof, set if absent, expiring with the proof's window.
+ * - `{prefix}revoked`: a sorted set, member `jti`, score its token's `exp`, with no expiry of its own; the channel of
+ *   the same name carries each revocation to every instance.
+ * - `{prefix}dpop:{<prefix>dpop}:key:<jkt>`: the proof ids of one proof key (a sorted set, id → expiry), with
+ *   `…:count` and `…:seconds` counting them all: one Cluster slot, so that one script claims and counts.
  * - `{prefix}verdict:{<sha256 hex>}`: one key per token verdict, expiring with it; `…:lock` beside it, the
  *   token's single-flight lock (the braces are literal: a hash tag, so that both keys sit in one Cluster slot).
  */
@@ -39,10 +41,20 @@ export interface RedisStoreOptions {
    * sent (DPoP → 503, shared verdicts skipped, `revoke()` rejects with reason `store-busy`).
    */
   maxPending?: number;
+  /**
+   * Most bytes of those commands (their arguments; default 4 MiB): a shared verdict may carry 256 KiB, so a count
+   * alone let 1 000 of them hold 250 MiB while Redis stalled. Beyond it, as beyond `maxPending`.
+   */
+  maxPendingBytes?: number;
+  /** The DPoP proof ids the fleet holds in Redis: `max` in all (default 100 000), `maxPerKey` per proof key. */
+  replay?: RedisReplayOptions;
 }
 
 /** The shared store: every seam a fleet needs, plus revoking and closing. */
 export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictStore, VerdictLockStore {
+  claimOnce(id: string, expiresAt: number, jkt?: string): Promise<boolean>;
+  /** Report warnings about Redis (an eviction policy other than `noeviction`) to `report`; returns the undo. */
+  watch(report: Parameters<RevocationStore['follow']>[0]): () => void;
   /**
    * Revoke a token until its `exp`, given its verified claims (`revoke(auth.claims(req))`, any claims mode; a
    * TypeError when they hold no `jti`) or its `jti` and `exp` (seconds; beyond the year 9999, `Infinity` included,
@@ -53,36 +65,35 @@ export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictS
    */
   revoke(claims: RevocableClaims): Promise<void>;
   revoke(jti: string, exp: number): Promise<void>;
-  /** Close the connection this store opened for pub/sub (never the app's client) and stop its timers. */
+  /** Close the connections this store opened (pub/sub, its own commands; never the app's client), stop its timers. */
   close(): void;
 }
 
-const REDIS_STORE_OPTIONS: FieldList<RedisStoreOptions> = { prefix: true, timeout: true, maxPending: true };
-
-// The live part of the list as a flat array of strings (member, score, …), whatever protocol the client speaks.
-const LOAD = `return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')`;
+const REDIS_STORE_OPTIONS: FieldList<RedisStoreOptions> = {
+  prefix: true,
+  timeout: true,
+  maxPending: true,
+  maxPendingBytes: true,
+  replay: true,
+};
 
 // Single flight, one round trip each. KEYS: verdict, lock (one slot). CLAIM ARGV: owner, lock ms; RELEASE ARGV:
 // owner, then the verdict and its ms when there is one. The lock is deleted only by the owner that holds it.
-const CLAIM = `
+const CLAIM = luaScript(`
 local v = redis.call('GET', KEYS[1])
 if v then return {'verdict', v} end
 if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {'mine'} end
-return {'busy'}`;
-const RELEASE = `
+return {'busy'}`);
+const RELEASE = luaScript(`
 if ARGV[2] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-return 1`;
-
-/** How often the local list drops entries whose token has expired. */
-const SWEEP_MS = 5000;
-/** Wait between two tries to load the list while it cannot be loaded. */
-const RETRY_MS = 250;
+return 1`);
 
 /**
  * Create the store on the app's Redis client (node-redis with `connect()` called, or ioredis as constructed). The
  * store never connects, quits or reconfigures that client; it works while it is still connecting or reconnecting.
- * Revocation opens one more connection (a `duplicate()` of the client) for pub/sub, when a TokenAuth first uses it.
+ * Revocation opens two more connections (`duplicate()`s of the client), for pub/sub and for loading the list, when
+ * a TokenAuth first uses it; DPoP alone opens the second, to read Redis's eviction policy.
  */
 export function createRedisStore(client: RedisClientLike, opts: RedisStoreOptions = {}): RedisStore {
   const redis = redisConnection(client);
@@ -96,140 +107,43 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
     optionError('prefix', 'createRedisStore option "prefix" must not start a hash tag with "{}"');
   const timeoutMs = positiveDuration(opts.timeout, 'timeout', 1, 'createRedisStore option "timeout"') * 1000;
   const maxPending = positiveInteger(opts.maxPending, 'maxPending', 1000, 'createRedisStore option "maxPending"');
+  const maxPendingBytes = positiveInteger(
+    opts.maxPendingBytes,
+    'maxPendingBytes',
+    4 * 1024 * 1024,
+    'createRedisStore option "maxPendingBytes"',
+  );
+  const replayBounds = resolveRedisReplay(opts.replay);
   const listKey = `${prefix}revoked`;
   // The hash in braces is the key's Cluster hash tag: a verdict and its lock always share a slot, whatever the prefix.
   const verdictKey = (key: string) => `${prefix}verdict:{${key}}`;
   const millis = (seconds: number) => String(Math.max(1, Math.round(seconds * 1000)));
-  const channel = `${prefix}revoked`;
-  // Every command goes through this: bounded in time, and in number while Redis stalls.
-  const command = boundedCommands(redis, timeoutMs, maxPending).run;
-
-  // ---- revocation: a local copy of the list, loaded whole and kept current by pub/sub ----
-  const revoked = new Map<string, number>();
-  const followers = new Set<(err: TokenAuthError) => void>();
-  let subscriber: Subscriber | undefined;
-  let loaded = false;
-  let available = false;
-  let outageReported = false;
-  let closed = false;
-  let generation = 0;
-  let sweeper: NodeJS.Timeout | undefined;
-  let retry: NodeJS.Timeout | undefined;
-
   const now = () => Date.now() / 1000;
-  const note = (jti: string, exp: number) => {
-    if (!(exp > now())) return;
-    const held = revoked.get(jti);
-    if (held === undefined || held < exp) revoked.set(jti, exp);
-  };
-
-  function outage(): void {
-    available = false;
-    if (outageReported || closed) return;
-    // Once per outage, not per request: the requests themselves are served from the list held.
-    outageReported = true;
-    const err = new TokenAuthError('verification_unavailable', { reason: 'store-unavailable', retryAfter: 1 });
-    for (const report of followers) report(err);
-  }
-
-  /** After every (re)connect: subscribe, then load the whole list, so that nothing revoked meanwhile is missed. */
-  async function resync(): Promise<void> {
-    const attempt = ++generation;
-    clearTimeout(retry);
-    try {
-      await subscriber?.subscribe();
-      const reply = await command(['EVAL', LOAD, '1', listKey, String(Math.floor(now()))]);
-      if (attempt !== generation || closed) return;
-      const flat = Array.isArray(reply) ? reply.map(String) : [];
-      for (let i = 0; i + 1 < flat.length; i += 2) note(flat[i], Number(flat[i + 1]));
-      loaded = true;
-      available = true;
-      outageReported = false;
-    } catch {
-      if (attempt !== generation || closed) return;
-      outage();
-      retry = setTimeout(() => void resync(), RETRY_MS);
-      retry.unref();
-    }
-  }
-
-  function sweep(): void {
-    const t = now();
-    for (const [jti, exp] of revoked) if (!(exp > t)) revoked.delete(jti);
-  }
-
-  function start(): void {
-    if (subscriber !== undefined || closed) return;
-    subscriber = redis.subscriber(channel, {
-      message(text) {
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch {
-          return;
-        }
-        if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
-          note(value[0], value[1]);
-      },
-      ready: () => void resync(),
-      down: () => {
-        generation++;
-        clearTimeout(retry);
-        outage();
-      },
-    });
-    sweeper = setInterval(sweep, SWEEP_MS);
-    sweeper.unref();
-  }
-
-  const list: Omit<RevocationList, 'unfollow'> = {
-    isRevoked(jti, at) {
-      if (!loaded) return undefined;
-      const exp = revoked.get(jti);
-      return exp !== undefined && exp > at;
-    },
-    stats(): RevocationStats {
-      sweep();
-      return { loaded, available, size: revoked.size };
-    },
-  };
+  // Every command on the app's client goes through this: bounded in time, and in number and bytes while Redis stalls.
+  const commands = boundedCommands(redis, { timeoutMs, maxPending, maxPendingBytes });
+  const command = commands.run;
+  const replay = redisReplay(commands, prefix, replayBounds);
+  const list = redisRevocationList({ redis, listKey, replayKey: `${prefix}dpop:{${prefix}dpop}:count`, timeoutMs });
 
   return {
-    follow(report) {
-      followers.add(report);
-      start();
-      return { ...list, unfollow: () => void followers.delete(report) };
-    },
+    follow: (report) => list.follow(report),
+    watch: (report) => list.watch(report),
 
     async revoke(target: RevocableClaims | string, maybeExp?: number) {
       const { jti, exp } = revocationOf(target, maybeExp);
-      const t = Math.floor(now());
-      if (!(exp > t)) return; // already expired: nothing left to refuse
+      // Expired longer ago than any clockTolerance covers: nothing left to refuse.
+      const horizon = Math.floor(now()) - REVOCATION_GRACE;
+      if (!(exp > horizon)) return;
       try {
-        await command([
-          'EVAL',
-          REVOKE_SCRIPT,
-          '1',
-          listKey,
-          jti,
-          String(exp),
-          String(t),
-          channel,
-          JSON.stringify([jti, exp]),
-        ]);
+        await commands.script(REVOKE_SCRIPT, [listKey], [String(horizon), listKey, ...revocationArgs([[jti, exp]])]);
       } catch (err) {
         // The list changes on success only: a command that runs later publishes, and every instance notes it then.
         throw revokeFailed(err);
       }
-      note(jti, exp);
+      list.note(jti, exp);
     },
 
-    async claimOnce(id, expiresAt) {
-      // Held through expiresAt inclusive (the binding step adds the clock tolerance to it): gone only after.
-      const ms = Math.max(1, Math.floor(expiresAt * 1000 - Date.now()) + 1);
-      const reply = await command(['SET', `${prefix}dpop:${id}`, '1', 'PX', String(ms), 'NX']);
-      return reply !== null && reply !== undefined;
-    },
+    claimOnce: (id, expiresAt, jkt) => replay.claimOnce(id, expiresAt, jkt),
 
     async getVerdict(key) {
       // A shared verdict is only worth a bounded wait while Redis is up; during an outage the upstream answers.
@@ -245,15 +159,11 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
 
     async claimVerdict(key, owner, lockTtl): Promise<VerdictClaim> {
       if (!redis.ready()) throw new Error('redis not ready');
-      const reply = await command([
-        'EVAL',
+      const reply = await commands.script(
         CLAIM,
-        '2',
-        verdictKey(key),
-        `${verdictKey(key)}:lock`,
-        owner,
-        millis(lockTtl),
-      ]);
+        [verdictKey(key), `${verdictKey(key)}:lock`],
+        [owner, millis(lockTtl)],
+      );
       const [state, value] = Array.isArray(reply) ? reply.map(String) : [];
       if (state === 'verdict' && value !== undefined) return { state, value };
       if (state === 'mine' || state === 'busy') return { state };
@@ -262,16 +172,11 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
 
     async releaseVerdict(key, owner, verdict) {
       const kept = verdict === undefined ? [] : [verdict.value, millis(verdict.ttl)];
-      await command(['EVAL', RELEASE, '2', verdictKey(key), `${verdictKey(key)}:lock`, owner, ...kept]);
+      await commands.script(RELEASE, [verdictKey(key), `${verdictKey(key)}:lock`], [owner, ...kept]);
     },
 
     close() {
-      closed = true;
-      generation++;
-      clearTimeout(retry);
-      clearInterval(sweeper);
-      subscriber?.close();
-      followers.clear();
+      list.close();
     },
   };
 }

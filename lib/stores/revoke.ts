@@ -1,7 +1,7 @@
 // `store.revoke()`: its arguments (claims, or a jti and an exp), the one Lua script that stores and publishes a
 // revocation all or nothing, and what a failure tells the caller (nothing revoked, or outcome unknown).
 import { TokenAuthError } from '../base/errors';
-import { StoreBusyError } from './bounded-commands';
+import { luaScript, StoreBusyError } from './bounded-commands';
 
 /**
  * The latest `exp` a revocation is held until: 9999-12-31T23:59:59Z. A later `exp` (a token that claims to live
@@ -41,25 +41,29 @@ export function revocationOf(target: unknown, maybeExp: unknown): { jti: string;
 }
 
 /**
- * Stores one revocation and publishes it, all or nothing. KEYS: the sorted set. ARGV: jti, exp, now, channel,
- * message. Every value a write needs is computed before the first write, and no write after it can fail on these
- * arguments, so a revocation is never stored without being published nor published without being stored; the
- * key's expiry (its latest entry's `exp`, capped like `exp`) is always an integer Redis accepts, even when an
- * earlier version left an entry past LATEST_REVOCATION in the set.
+ * Stores revocations and publishes each, all or nothing. KEYS: the sorted set. ARGV: now, channel, then for each
+ * revocation its jti, exp and message. Every value is checked by the caller before the first write, and no write
+ * after it can fail on these arguments, so a revocation is never stored without being published nor published
+ * without being stored. The set has no expiry (`PERSIST`, also for a set an earlier version gave one): a
+ * `volatile-*` eviction policy then never drops it; its expired entries leave at each revocation, and when an
+ * instance's sweep finds some (`stores/revocation-list.ts`).
  */
-export const REVOKE_SCRIPT = `
-local exp = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-local keep = exp
-if last[2] and tonumber(last[2]) > keep then keep = tonumber(last[2]) end
-if keep > ${LATEST_REVOCATION} then keep = ${LATEST_REVOCATION} end
-keep = math.ceil(keep) + 1
-if (not old) or tonumber(old) < exp then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) end
-redis.call('EXPIREAT', KEYS[1], keep)
-redis.call('PUBLISH', ARGV[4], ARGV[5])
-return 1`;
+export const REVOKE_SCRIPT = luaScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+for i = 3, #ARGV, 3 do
+  local old = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if (not old) or tonumber(old) < tonumber(ARGV[i + 1]) then redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i]) end
+end
+redis.call('PERSIST', KEYS[1])
+for i = 3, #ARGV, 3 do redis.call('PUBLISH', ARGV[2], ARGV[i + 2]) end
+return 1`);
+
+/** The ARGV of REVOKE_SCRIPT after `now` and the channel: jti, exp and the message published, for each. */
+export function revocationArgs(entries: Iterable<[jti: string, exp: number]>): string[] {
+  const args: string[] = [];
+  for (const [jti, exp] of entries) args.push(jti, String(exp), JSON.stringify([jti, exp]));
+  return args;
+}
 
 /**
  * What a failed `revoke()` rejects with: a `verification_unavailable` TokenAuthError (503, `Retry-After: 1`), which

@@ -39,15 +39,20 @@ export interface ModeClaims {
   'at+jwt': AccessTokenClaims;
 }
 
+/** The claims of the default mode: `'strict'` (Shape B), or `'jwt'` when `issuerBaseURL` (`D`) is given. */
+type DefaultClaims<D> = [D] extends [undefined] ? VerifiedClaims : JwtClaims;
+
 /**
  * The claims guaranteed by a `claims` option `M`; with `claims` left out, `'strict'` (Shape B) unless
  * `issuerBaseURL` (`D`) is given, which makes `'jwt'` the default. A union of modes gives the union of claims.
+ * `[M] extends [undefined]` comes first: without `strictNullChecks` (JavaScript with checkJs, TypeScript without
+ * `strict`) `undefined` passes `extends ClaimsMode`, which would type the default mode's claims as `unknown`.
  */
-export type ClaimsOf<M, D = undefined> = M extends ClaimsMode
-  ? ModeClaims[M]
-  : [D] extends [undefined]
-    ? VerifiedClaims
-    : JwtClaims;
+export type ClaimsOf<M, D = undefined> = [M] extends [undefined]
+  ? DefaultClaims<D>
+  : M extends ClaimsMode
+    ? ModeClaims[M]
+    : DefaultClaims<D>;
 
 /** `validateClaims`: the app's own rule on verified claims; `false` or a throw refuses the token. */
 export type ClaimsValidator<C = JwtClaims> = (claims: C, header: JwsHeader | undefined) => boolean | Promise<boolean>;
@@ -100,7 +105,7 @@ const MODES: Readonly<Record<ClaimsMode, ModeRule>> = {
     typ: undefined,
     scopeClaims: ['scopes'],
     requireIat: true,
-    hint: "claims: 'strict' accepts only the identity service's Shape B; tokens of other authorization servers need claims: 'jwt' or 'at+jwt'",
+    hint: "claims: 'strict' (the default with option \"key\") accepts only the identity service's Shape B; tokens of other authorization servers (OpenID Connect, RFC 9068) need claims: 'jwt' or 'at+jwt'",
   },
   jwt: {
     violation: () => undefined,
@@ -125,6 +130,10 @@ const MODES: Readonly<Record<ClaimsMode, ModeRule>> = {
 export interface ClaimPolicy {
   readonly mode: ClaimsMode;
   readonly requireIat: boolean;
+  /** The accepted header `typ` values, normalised (the mode's rule or option `typ`); undefined: any but another JWT's. */
+  readonly typ: ReadonlySet<string> | undefined;
+  /** The claims scopes are read from, in order (`scopeClaim` or the mode's default); undefined for a function. */
+  readonly scopeClaims: readonly string[] | undefined;
   /**
    * The mode's claims, the `typ` rule, `requiredClaims` and `validateClaims`, on a payload whose signature, times,
    * issuer and audience passed. Throws (or rejects, only when `validateClaims` answers with a promise) an
@@ -223,9 +232,19 @@ export function resolveClaimPolicy(
     throw invalid('validate', err);
   };
 
+  const scopeClaim = input.scopeClaim;
   return {
     mode,
     requireIat: rule.requireIat,
+    typ,
+    scopeClaims:
+      scopeClaim === undefined
+        ? rule.scopeClaims
+        : typeof scopeClaim === 'string'
+          ? [scopeClaim]
+          : Array.isArray(scopeClaim)
+            ? (scopeClaim as string[])
+            : undefined,
     scopesOf: resolveScopeClaim(input.scopeClaim as ScopeClaimOption | undefined, rule.scopeClaims),
     passed: (claims) => passed.has(claims),
     check(payload, header) {

@@ -1,10 +1,11 @@
 // The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience.
 import { TokenAuthError } from '../base/errors';
+import type { IssuerRule } from './issuer';
 
 /** The RFC 7519 registered-claim rules of one TokenAuth, resolved from its options. */
 export interface RegisteredClaimRules {
-  /** Accepted issuers, or false when the issuer is explicitly unchecked. */
-  issuer: ReadonlySet<string> | false;
+  /** Accepted issuers (exact, or templates with the `tenants` rule: token/issuer.ts), or false when unchecked on purpose. */
+  issuer: IssuerRule | false;
   /** Accepted audiences, or false when the audience is explicitly unchecked. */
   audience: AudienceRule | false;
   clockTolerance: number;
@@ -17,6 +18,8 @@ export interface RegisteredClaimRules {
 /** Which `aud` values a TokenAuth accepts: a set of exact strings, or a rule such as a resource's (RFC 8707). */
 export interface AudienceRule {
   has(aud: string): boolean;
+  /** The values the options named (`audience`, `resource`), for the hint of an `aud` refusal; a Set names its own. */
+  readonly accepted?: readonly string[];
 }
 
 /** The time facts of a token that decide, at any later moment, whether it still holds. */
@@ -28,18 +31,6 @@ export interface TokenTimes {
 
 function invalid(reason: string): TokenAuthError {
   return new TokenAuthError('invalid_token', { reason });
-}
-
-/** The accepted values, quoted, for a hint: `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
-export function acceptedList(values: Iterable<string>): string {
-  const quoted = [...values].map((value) => JSON.stringify(value));
-  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
-}
-
-/** An `iss` refusal whose hint names the issuers that would have been accepted (for logs, never the client). */
-export function issuerRefused(accepted: Iterable<string>, source = 'option "issuer"', more?: string): TokenAuthError {
-  const hint = `expected iss ${acceptedList(accepted)}, from ${source}${more === undefined ? '' : `; ${more}`}`;
-  return new TokenAuthError('invalid_token', { reason: 'iss', hint });
 }
 
 function optionalNumber(value: unknown, name: string): number | undefined {
@@ -79,8 +70,7 @@ export function checkTimes(times: TokenTimes, now: number, rules: RegisteredClai
 
 /** `iss` and `aud` against the options; an array `aud` matches when any element does. */
 export function checkIssuerAudience(payload: Record<string, unknown>, rules: RegisteredClaimRules): void {
-  if (rules.issuer !== false && (typeof payload.iss !== 'string' || !rules.issuer.has(payload.iss)))
-    throw issuerRefused(rules.issuer);
+  if (rules.issuer !== false) rules.issuer.check(payload);
   if (rules.audience !== false) {
     const aud = payload.aud;
     if (typeof aud === 'string') {

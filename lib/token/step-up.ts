@@ -27,18 +27,21 @@ const ROUTE_FIELDS: FieldList<RouteOptions> = { acr: true, maxAge: true };
 // RFC 9470 §3: acr_values is a space-separated list inside a quoted-string: no spaces, quotes or backslashes.
 const ACR = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
-/** Validate `requireVerifiedUser`'s route options (a TypeError naming the option); undefined when none demand anything. */
-export function parseStepUp(input: unknown): StepUp | undefined {
+/**
+ * Validate `requireVerifiedUser`'s route options (a TypeError naming the option, its messages naming `owner`, the
+ * function they were given to); undefined when none demand anything.
+ */
+export function parseStepUp(input: unknown, owner = 'requireVerifiedUser'): StepUp | undefined {
   if (input === undefined) return undefined;
-  if (!isObject(input)) optionError('', 'requireVerifiedUser options must be an object { acr?, maxAge? }');
-  knownFields(input, ROUTE_FIELDS, '', 'requireVerifiedUser');
+  if (!isObject(input)) optionError('', `${owner} options must be an object { acr?, maxAge? }`);
+  knownFields(input, ROUTE_FIELDS, '', owner);
   const { acr, maxAge } = input;
   let accepted: ReadonlySet<string> | undefined;
   if (acr !== undefined) {
     if (!Array.isArray(acr) || acr.length === 0 || acr.some((value) => typeof value !== 'string' || !ACR.test(value))) {
       optionError(
         'acr',
-        'requireVerifiedUser option "acr" must be a non-empty array of acr values (no spaces, quotes or backslashes)',
+        `${owner} option "acr" must be a non-empty array of acr values (no spaces, quotes or backslashes)`,
       );
     }
     accepted = new Set(acr as string[]);
@@ -46,7 +49,7 @@ export function parseStepUp(input: unknown): StepUp | undefined {
   let seconds: number | undefined;
   if (maxAge !== undefined) {
     // RFC 9470 §3 names max_age in whole seconds, as OpenID Connect's max_age.
-    seconds = Math.floor(parseDuration(maxAge, 'maxAge', 'requireVerifiedUser maxAge'));
+    seconds = Math.floor(parseDuration(maxAge, 'maxAge', `${owner} maxAge`));
   }
   if (accepted === undefined && seconds === undefined) return undefined;
   return Object.freeze({

@@ -7,7 +7,7 @@ import type { ClaimPolicy } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import { isVerifyTraced, noteVerdict, traceVerify, type VerifyTrace } from '../observe/diagnostics';
 import { asTokenAuthError, isTokenFault, TokenAuthError, tokenFacts } from '../base/errors';
-import { checkHeader, decodeJws, type DecodedJws } from '../jose/jws';
+import { checkHeader, decodeJws, decodePaddedJws, type DecodedJws } from '../jose/jws';
 import { keyFitsAlgorithm } from '../jose/algorithms';
 import { keyHandle, type KeyCandidates, type KeyChoice, type KeyHandle, type SigningKeySource } from '../keys/source';
 import type { RemoteClaimsSource, TokenSource } from '../remote/source';
@@ -132,7 +132,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
     let decoded: DecodedJws | undefined;
     let key: MaybePromise<KeyChoice>;
     try {
-      decoded = decodeJws(token);
+      // AWS ALB's preset keys read padded segments; every other source the strict compact form.
+      decoded = signing.segments === 'padded' ? decodePaddedJws(token) : decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
       key = signing.keyFor(decoded.header, decoded.payload);
     } catch (err) {

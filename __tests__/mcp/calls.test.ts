@@ -1,0 +1,301 @@
+// requireMcpAuth's per-call gates through real Express 4 and 5 apps and real tokens: the tools, resources and
+// prompts a request calls are read from the Mcp-Method/Mcp-Name headers and the JSON-RPC body together, or from the
+// headers alone for MCP 2026-07-28 requests no parser read; nothing unseen passes.
+import request from 'supertest';
+import express5 from 'express';
+import type { Express, RequestHandler } from 'express';
+import { createTokenAuth } from '../../lib';
+import { requireMcpAuth } from '../../lib/mcp';
+import { MAX_BATCH_CALLS } from '../../lib/mcp/calls';
+import { EXPRESS_VERSIONS } from '../fixtures/express';
+import { optionErrorOf } from '../fixtures/option-error';
+import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+
+const RESOURCE = 'http://127.0.0.1:9/mcp';
+const METADATA = 'http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp';
+
+let as: McpAuthorizationServer;
+let tools: string;
+let admin: string;
+let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
+beforeAll(async () => {
+  as = await startMcpAuthorizationServer();
+  [tools, admin] = await Promise.all([
+    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools' }),
+    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools mcp:admin' }),
+  ]);
+  auth = createTokenAuth({ issuerBaseURL: as.issuer, resource: RESOURCE, claims: 'at+jwt' });
+});
+afterAll(async () => {
+  auth.close();
+  await as.close();
+});
+
+const call = (name: string, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+const read = (uri: string) => ({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } });
+const prompt = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { name } });
+/** The MCP 2026-07-28 standard headers of a call. */
+const modern = (method: string, name?: string, version = '2026-07-28') => ({
+  'MCP-Protocol-Version': version,
+  'Mcp-Method': method,
+  ...(name === undefined ? {} : { 'Mcp-Name': name }),
+});
+const base64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
+
+describe.each(EXPRESS_VERSIONS)('requireMcpAuth gates (%s)', (_name, makeApp) => {
+  let app: Express;
+  const reached: unknown[] = [];
+  const json = express5.json() as RequestHandler;
+
+  beforeAll(() => {
+    app = makeApp();
+    const gate = requireMcpAuth(auth, {
+      scopes: ['mcp:tools'],
+      tools: { admin: ['mcp:admin'], constructor: ['mcp:admin'] },
+      resources: { 'file:///secret': ['mcp:admin'] },
+      prompts: { audit: ['mcp:admin'] },
+    });
+    const answer: RequestHandler = (req, res) => {
+      reached.push(req.auth?.scopes);
+      res.json({ ok: true, sub: auth.claims(req).sub });
+    };
+    app.post('/mcp', json, gate, answer);
+    app.post('/raw', gate, answer);
+    app.get('/mcp', gate, answer);
+  });
+  beforeEach(() => {
+    reached.length = 0;
+  });
+
+  it('a tool without its own scopes needs only the endpoint scopes; req.auth is the AuthInfo, claims(req) the claims', async () => {
+    const answer = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('whoami'));
+    expect(answer.status).toBe(200);
+    expect(answer.body.sub).toBe('mcp-service');
+    expect(reached).toEqual([['mcp:tools']]);
+  });
+
+  it('a gated tool named in the body: 403 insufficient_scope with every scope it needs and resource_metadata', async () => {
+    const answer = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('admin'));
+    expect(answer.status).toBe(403);
+    expect(answer.headers['www-authenticate']).toBe(
+      `Bearer realm="api", error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`,
+    );
+    expect(reached).toEqual([]);
+    const allowed = await request(app).post('/mcp').set('Authorization', `Bearer ${admin}`).send(call('admin'));
+    expect(allowed.status).toBe(200);
+  });
+
+  it('a 401 for a gated tool names the scopes that call needs', async () => {
+    const answer = await request(app).post('/mcp').send(call('admin'));
+    expect(answer.status).toBe(401);
+    expect(answer.headers['www-authenticate']).toBe(
+      `Bearer realm="api", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`,
+    );
+  });
+
+  it('the Mcp-Method/Mcp-Name headers gate too, and cannot hide the call the body makes', async () => {
+    const byHeader = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .set('Mcp-Method', 'tools/call')
+      .set('Mcp-Name', 'admin')
+      .send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(byHeader.status).toBe(403);
+    const hidden = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .set('Mcp-Method', 'tools/call')
+      .set('Mcp-Name', 'whoami')
+      .send(call('admin'));
+    expect(hidden.status).toBe(403);
+    expect(reached).toEqual([]);
+  });
+
+  it('a batch needs the scopes of every gated call in it; a batch too long to read needs every gated scope', async () => {
+    const batch = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .send([call('whoami', 1), call('admin', 2)]);
+    expect(batch.status).toBe(403);
+    const long = Array.from({ length: MAX_BATCH_CALLS + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+    expect((await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(long)).status).toBe(403);
+    expect((await request(app).post('/mcp').set('Authorization', `Bearer ${admin}`).send(long)).status).toBe(200);
+  });
+
+  it('tool names are own keys only: a call of "toString" is not gated by Object.prototype, "constructor" is gated as configured', async () => {
+    expect(
+      (await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('toString'))).status,
+    ).toBe(200);
+    expect(
+      (await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(call('constructor'))).status,
+    ).toBe(403);
+  });
+
+  it('a JSON POST that no body parser read is refused (500), never let through unseen; a GET has no calls', async () => {
+    const unread = await request(app)
+      .post('/raw')
+      .set('Authorization', `Bearer ${admin}`)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(call('admin')));
+    expect(unread.status).toBe(500);
+    expect(reached).toEqual([]);
+    expect((await request(app).get('/mcp').set('Authorization', `Bearer ${tools}`)).status).toBe(200);
+  });
+
+  it('a gated resource (resources/read) or prompt (prompts/get) in the body: 403 with its scopes; allowed with them', async () => {
+    for (const body of [read('file:///secret'), prompt('audit')]) {
+      const refused = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(body);
+      expect(refused.status).toBe(403);
+      expect(refused.headers['www-authenticate']).toContain('error="insufficient_scope", scope="mcp:tools mcp:admin"');
+      expect((await request(app).post('/mcp').set('Authorization', `Bearer ${admin}`).send(body)).status).toBe(200);
+    }
+    for (const body of [read('file:///public'), prompt('hello')]) {
+      expect((await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(body)).status).toBe(200);
+    }
+    expect(reached).toEqual([['mcp:tools', 'mcp:admin'], ['mcp:tools', 'mcp:admin'], ['mcp:tools'], ['mcp:tools']]);
+  });
+
+  it('a resource URI is matched as the SDK server looks it up (parsed and serialised again), however it is spelt', async () => {
+    for (const uri of ['FILE:///secret', 'file:///./secret', 'file:///x/../secret', 'file:///%2E/secret']) {
+      const answer = await request(app).post('/mcp').set('Authorization', `Bearer ${tools}`).send(read(uri));
+      expect({ uri, status: answer.status }).toEqual({ uri, status: 403 });
+    }
+    expect(reached).toEqual([]);
+  });
+
+  it('MCP 2026-07-28 headers alone gate a request no body parser read: tool, resource and prompt', async () => {
+    const raw = (headers: Record<string, string>, bearer: string, body: object) =>
+      request(app)
+        .post('/raw')
+        .set('Authorization', `Bearer ${bearer}`)
+        .set('Content-Type', 'application/json')
+        .set(headers)
+        .send(JSON.stringify(body));
+    for (const [method, name, body] of [
+      ['tools/call', 'admin', call('admin')],
+      ['resources/read', 'file:///secret', read('file:///secret')],
+      ['prompts/get', 'audit', prompt('audit')],
+    ] as const) {
+      const refused = await raw(modern(method, name), tools, body);
+      expect({ method, status: refused.status }).toEqual({ method, status: 403 });
+      expect(refused.headers['www-authenticate']).toContain('scope="mcp:tools mcp:admin"');
+      expect((await raw(modern(method, name), admin, body)).status).toBe(200);
+    }
+    expect((await raw(modern('tools/call', 'whoami'), tools, call('whoami'))).status).toBe(200);
+    expect((await raw(modern('tools/list'), tools, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
+    // The same request from a later revision is read the same way.
+    expect((await raw(modern('tools/call', 'admin', '2027-01-15'), tools, call('admin'))).status).toBe(403);
+    expect(reached).toEqual([
+      ['mcp:tools', 'mcp:admin'],
+      ['mcp:tools', 'mcp:admin'],
+      ['mcp:tools', 'mcp:admin'],
+      ['mcp:tools'],
+      ['mcp:tools'],
+    ]);
+  });
+
+  it('an Mcp-Name sent Base64-encoded is decoded before it is looked up, as the server decodes it', async () => {
+    for (const [method, name] of [
+      ['tools/call', base64('admin')],
+      ['resources/read', base64('file:///secret')],
+      ['prompts/get', base64('audit')],
+      ['tools/call', base64('\uFEFFadmin')],
+    ] as const) {
+      for (const path of ['/raw', '/mcp']) {
+        const answer = await request(app)
+          .post(path)
+          .set('Authorization', `Bearer ${tools}`)
+          .set('Content-Type', 'application/json')
+          .set(modern(method, name))
+          .send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+        expect({ path, name, status: answer.status }).toEqual({ path, name, status: 403 });
+      }
+    }
+    expect(reached).toEqual([]);
+  });
+
+  it('an Mcp-Name whose Base64 form is invalid is refused 400 invalid_request, as the server refuses it', async () => {
+    for (const name of ['=?base64?YWRtaW4?=', '=?base64?YWRt aW4=?=', '=?base64?gA==?=', '=?base64?YW-tAW4=?=']) {
+      const answer = await request(app)
+        .post('/raw')
+        .set('Authorization', `Bearer ${admin}`)
+        .set('Content-Type', 'application/json')
+        .set(modern('tools/call', name))
+        .send(JSON.stringify(call('admin')));
+      expect({ name, status: answer.status, body: answer.body }).toEqual({
+        name,
+        status: 400,
+        body: { status: 'error', message: 'Invalid request' },
+      });
+    }
+    expect(reached).toEqual([]);
+  });
+
+  it('headers alone, a gated method without Mcp-Name: the scopes of everything gated', async () => {
+    const send = (bearer: string) =>
+      request(app)
+        .post('/raw')
+        .set('Authorization', `Bearer ${bearer}`)
+        .set('Content-Type', 'application/json')
+        .set(modern('resources/read'))
+        .send(JSON.stringify(read('file:///secret')));
+    expect((await send(tools)).status).toBe(403);
+    expect((await send(admin)).status).toBe(200);
+  });
+
+  it('a body no parser read is still refused (500) unless a 2026-07-28 version and Mcp-Method come with it', async () => {
+    for (const headers of [
+      { 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
+      { 'MCP-Protocol-Version': '2026-07-28' },
+      { 'MCP-Protocol-Version': '9999', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
+      { 'MCP-Protocol-Version': '2026-07-28x', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
+      { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
+    ]) {
+      const answer = await request(app)
+        .post('/raw')
+        .set('Authorization', `Bearer ${admin}`)
+        .set('Content-Type', 'application/json')
+        .set(headers)
+        .send(JSON.stringify(call('admin')));
+      expect({ headers, status: answer.status }).toEqual({ headers, status: 500 });
+    }
+    expect(reached).toEqual([]);
+  });
+});
+
+describe('requireMcpAuth options', () => {
+  it.each([
+    ['options not an object', 'x', /requireMcpAuth options must be an object/],
+    ['an unknown option', { scope: ['a'] }, /no option "scope"/],
+    ['tools not an object', { tools: ['admin'] }, /option "tools" must be an object/],
+    ['a tool whose scopes are not a list', { tools: { admin: 'mcp:admin' } }, /"tools.admin" must be an array/],
+    ['a malformed endpoint requirement', { scopes: 'mcp:tools' }, /scopes/],
+    ['resources not an object', { resources: 'file:///a' }, /requireMcpAuth option "resources" must be an object/],
+    ['a resource key that is no URI', { resources: { secret: ['a'] } }, /"resources" keys must be absolute URIs/],
+    ['a prompt whose scopes are not a list', { prompts: { audit: 'a' } }, /"prompts.audit" must be an array/],
+    ['an empty acr list', { acr: [] }, /requireMcpAuth option "acr" must be a non-empty array/],
+    ['a maxAge that is no duration', { maxAge: 'soon' }, /requireMcpAuth maxAge/],
+  ])('%s is a TypeError at set-up', (_name, options, message) => {
+    expect(() => requireMcpAuth(auth, options as never)).toThrow(message);
+    expect(() => requireMcpAuth(auth, options as never)).toThrow(TypeError);
+  });
+});
+
+describe('requireMcpAuth option errors name the option', () => {
+  it.each([
+    ['', 'x'],
+    ['scope', { scope: ['a'] }],
+    ['tools', { tools: ['admin'] }],
+    ['tools.admin', { tools: { admin: 'mcp:admin' } }],
+    ['scopes', { scopes: 'mcp:tools' }],
+    ['scopes.any', { scopes: { any: 'mcp:tools' } }],
+    ['resources', { resources: ['file:///a'] }],
+    ['resources.secret', { resources: { secret: ['a'] } }],
+    ['prompts.audit', { prompts: { audit: 'a' } }],
+    ['acr', { acr: ['two words'] }],
+    ['maxAge', { maxAge: -5 }],
+  ])('an OptionError at "%s" for %p', (option, options) => {
+    const err = optionErrorOf(() => requireMcpAuth(auth, options as never));
+    expect(err.option).toBe(option);
+  });
+});

@@ -1,0 +1,81 @@
+// What `check` reads and prints, shared by its rooms: the probe's answers, metadata documents read as RFC 9728 §3.2
+// and RFC 8414 §3.2 ask, addresses it may follow, a server's text made safe for a terminal, and the report's lines.
+import type { BoundedAnswer } from '../fetch/bounded-fetch';
+import { isLoopbackHost } from '../fetch/remote-url';
+
+/** A line's verdict: a duty met, a SHOULD not met (the exit code ignores it), a duty not met. */
+export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
+
+/** One line of the report. */
+export interface CheckLine {
+  readonly status: CheckStatus;
+  /** What was checked and what was found. */
+  readonly text: string;
+  /** The RFC or MCP sections that state the duty. */
+  readonly refs: string;
+}
+
+/** The answer of one probe, or why there was none (a short phrase). */
+export type ProbeAnswer = BoundedAnswer | string;
+
+/** How the checks of a run send requests and report lines. */
+export interface CheckRun {
+  get(url: string): Promise<ProbeAnswer>;
+  report(status: CheckStatus, text: string, refs: string): void;
+}
+
+/** C0 and C1 controls, line and paragraph separators, and bidi overrides and isolates: never printed as they are. */
+function unsafe(code: number): boolean {
+  return (
+    code <= 0x1f ||
+    (code >= 0x7f && code <= 0x9f) ||
+    (code >= 0x2028 && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+/** A server's text made safe to print: those characters escaped (`\u001b`), at most 200 characters kept. */
+export function shown(value: string): string {
+  let out = '';
+  for (const char of value.length > 200 ? `${value.slice(0, 200)}…` : value) {
+    const code = char.codePointAt(0) ?? 0;
+    out += unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return out;
+}
+
+/**
+ * An address a probed server may send check to: https, or http on loopback (RFC 9728 §3, RFC 8414 §2 ask for
+ * https); and a loopback address only when the probed resource is on loopback itself, so that a remote server
+ * cannot point check at the services of the machine it runs on.
+ */
+export function fetchableUrl(value: unknown, target: URL): URL | undefined {
+  if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
+  const loopback = isLoopbackHost(url.hostname);
+  if (loopback && !isLoopbackHost(target.hostname)) return undefined;
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url;
+  return undefined;
+}
+
+/** A protected resource metadata document as read: its JSON object, or why it cannot be used. */
+export type MetadataDocument = { object: Record<string, unknown> } | { problem: string };
+
+/** Read a metadata answer (RFC 9728 §3.2: 200, application/json, a JSON object). */
+export function readDocument(answer: ProbeAnswer): MetadataDocument {
+  if (typeof answer === 'string') return { problem: answer };
+  if (answer.status !== 200) return { problem: `answered ${answer.status}` };
+  const type = answer.headers.get('content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type))
+    return { problem: `answered ${shown(type || 'no content type')}, not application/json` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    return { problem: 'answered text that is not JSON' };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { problem: 'answered JSON that is not an object' };
+  return { object: parsed as Record<string, unknown> };
+}

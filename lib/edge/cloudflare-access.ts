@@ -1,0 +1,38 @@
+// cloudflareAccess(): options for an app behind Cloudflare Access, which signs an application token (RS256) for
+// each request and sends it in `Cf-Access-Jwt-Assertion` (docs/edge.md names the Cloudflare pages).
+import { optionError, optionName } from '../base/option-error';
+import type { FieldList } from '../base/option-checks';
+import { assertionHeader, presetArguments, presetStrings, presetUrl, type EdgeOptions } from './assertion';
+
+/** The arguments of `cloudflareAccess`. */
+export interface CloudflareAccessOptions {
+  /** The team domain, `https://<team>.cloudflareaccess.com`: the tokens' `iss`, and where the keys are. */
+  teamDomain: string;
+  /** The Access application's AUD tag (or several): the token's `aud` must contain one. */
+  audience: string | string[];
+}
+
+const FIELDS: FieldList<CloudflareAccessOptions> = { teamDomain: true, audience: true };
+
+/**
+ * Options for `createTokenAuth` that verify Cloudflare Access's application token: read from the
+ * `Cf-Access-Jwt-Assertion` header only, RS256, keys from `<teamDomain>/cdn-cgi/access/certs` (a JWKS; its
+ * `public_cert` and `public_certs` members are not read), `iss` the team domain, `aud` holding the AUD tag.
+ * Throws an OptionError naming the argument for a bad one.
+ */
+export function cloudflareAccess(options: CloudflareAccessOptions): EdgeOptions {
+  const given = presetArguments<CloudflareAccessOptions>(options, FIELDS, 'cloudflareAccess');
+  const url = presetUrl(given.teamDomain, 'cloudflareAccess', 'teamDomain', 'https://<team>.cloudflareaccess.com');
+  if (url.pathname !== '/')
+    optionError('teamDomain', `${optionName('teamDomain', 'cloudflareAccess')} must be the team domain alone, no path`);
+  // The token's iss is the team domain without a trailing slash.
+  const teamDomain = url.origin;
+  return {
+    getToken: assertionHeader('cf-access-jwt-assertion'),
+    key: { jwksUri: `${teamDomain}/cdn-cgi/access/certs` },
+    issuer: teamDomain,
+    audience: presetStrings(given.audience, 'cloudflareAccess', 'audience', "the Access application's AUD tag"),
+    algorithms: ['RS256'],
+    claims: 'jwt',
+  };
+}
