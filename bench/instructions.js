@@ -56,7 +56,7 @@ function measure(file, dist, alg, name, n, rounds) {
     '--single-threaded',
     '--hash-seed=1',
     '--random-seed=1',
-    __filename,
+    path.join(__dirname, 'instructions.js'),
     '--drive',
     file,
     dist,
