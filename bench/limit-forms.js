@@ -8,6 +8,9 @@ const path = require('node:path');
 const { loadFixtures, rawSignatureCheck, ALGS, SIGNING } = require('./fixtures');
 const { median } = require('./timing');
 
+/** lib/jose/signature.ts's two buffers, for the form it uses. */
+const FIXED = { expected: Buffer.alloc(128), given: Buffer.alloc(128) };
+
 /** The forms of one algorithm's check, each `(token, signedEnd) => boolean`; the first is the limit's. */
 function formsOf(alg, keys) {
   const limit = rawSignatureCheck(alg, keys);
@@ -20,6 +23,17 @@ function formsOf(alg, keys) {
         const mac = crypto.createHmac('sha256', key).update(token.slice(0, end)).digest();
         const given = Buffer.from(token.slice(end + 1), 'base64url');
         return mac.length === given.length && crypto.timingSafeEqual(mac, given);
+      },
+      "text in two fixed buffers, zeroed (the verifier's form)": (token, end) => {
+        const mac = crypto.createHmac('sha256', key).update(token.slice(0, end)).digest('base64url');
+        const given = token.slice(end + 1);
+        if (mac.length !== given.length || mac.length >= FIXED.expected.length) return false;
+        FIXED.expected.write(mac, 0, 'latin1');
+        const written = FIXED.given.write(given, 0, 'utf8');
+        const same = written === given.length && crypto.timingSafeEqual(FIXED.expected, FIXED.given);
+        FIXED.expected.fill(0);
+        FIXED.given.fill(0);
+        return same;
       },
       'text, secret as a Buffer': (token, end) => {
         const mac = Buffer.from(crypto.createHmac('sha256', secret).update(token.slice(0, end)).digest('base64url'));
