@@ -52,6 +52,11 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
   }
 
   /** GET /me with `token`; the answer must be exactly the README's invalid_token refusal; answers err.reason and hint. */
+  /** The status of GET /me with this bearer token. */
+  async function statusOf(app: ReturnType<typeof appWith>, token: string): Promise<number> {
+    return (await request(app).get('/me').set(bearer(token))).status;
+  }
+
   async function refused(app: ReturnType<typeof appWith>, token: string): Promise<{ reason?: string; hint?: string }> {
     const res = await request(app).get('/me').set(bearer(token));
     expect({ status: res.status, body: res.body as unknown, challenge: res.headers['www-authenticate'] }).toEqual({
@@ -150,14 +155,7 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
   describe('the tenants rule', () => {
     it("accepts every tenant with 'any', on purpose", async () => {
       const { app } = serve({ issuerBaseURL: entra.base('common'), tenants: 'any' });
-      for (const tid of [TENANT_A, TENANT_B])
-        expect(
-          (
-            await request(app)
-              .get('/me')
-              .set(bearer(entra.token(tid)))
-          ).status,
-        ).toBe(200);
+      for (const tid of [TENANT_A, TENANT_B]) expect(await statusOf(app, entra.token(tid))).toBe(200);
       expect((await refused(app, entra.token(TENANT_A, { tid: TENANT_B }))).reason).toBe('iss-tenant');
     });
 
@@ -171,51 +169,27 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
           return tid === TENANT_A;
         },
       });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
       expect((await refused(app, entra.token(TENANT_B))).reason).toBe('iss-tenant');
       expect(asked).toEqual([TENANT_A, TENANT_B]);
     });
 
     it('compares tenant IDs given in upper case as lower case', async () => {
       const { app } = serve({ issuerBaseURL: entra.base('organizations'), tenants: [TENANT_A.toUpperCase()] });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
     });
   });
 
   describe('other Entra ID endpoints', () => {
     it('single tenant: the metadata names one issuer, no tenants needed; another tenant is refused (iss)', async () => {
       const { app } = serve({ issuerBaseURL: entra.base(TENANT_A) });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
       expect((await refused(app, entra.token(TENANT_B))).reason).toBe('iss');
     });
 
     it('consumers: the personal-account tenant, when tenants allows it', async () => {
       const { app } = serve({ issuerBaseURL: entra.base('consumers'), tenants: [CONSUMER_TENANT] });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(CONSUMER_TENANT, {}, 'consumers')))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.token(CONSUMER_TENANT, {}, 'consumers'))).toBe(200);
       expect((await refused(app, entra.token(TENANT_A))).reason).toBe('iss');
     });
 
@@ -241,13 +215,7 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
         tenants: [TENANT_A],
         audience: 'api://orders',
       });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.v1Token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.v1Token(TENANT_A))).toBe(200);
       expect((await refused(app, entra.v1Token(TENANT_B))).reason).toBe('iss-tenant');
       expect((await refused(app, entra.v1Token(TENANT_A, { tid: TENANT_B }))).reason).toBe('iss-tenant');
       expect((await refused(app, entra.v1Token(TENANT_A, { tid: undefined }))).reason).toBe('tid');
@@ -262,20 +230,8 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
         tenants: [TENANT_A],
         audience: [API_CLIENT_ID, 'api://orders'],
       });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.v1Token(TENANT_A)))
-        ).status,
-      ).toBe(200);
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.v1Token(TENANT_A))).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
       expect((await refused(app, entra.token(TENANT_B))).reason).toBe('iss-tenant');
     });
 
@@ -312,13 +268,7 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
     it('with tenants: its tokens route to it once discovered, and the rule applies', async () => {
       const { app, auth } = serve({ issuerBaseURL: `${entra.origin}/multi/v2.0`, tenants: [TENANT_A] });
       await auth.ready();
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
       expect((await refused(app, entra.token(TENANT_B))).reason).toBe('iss-tenant');
     });
   });
@@ -328,13 +278,7 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
 
     it('with both, checks aud against audience only: the client ID passes, the resource URL is refused', async () => {
       const { app } = serve({ issuerBaseURL: entra.base(TENANT_A), resource: RESOURCE_URL });
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
       const res = await request(app)
         .get('/me')
         .set(bearer(entra.token(TENANT_A, { aud: RESOURCE_URL })));
@@ -351,13 +295,7 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
         .get('/me')
         .set(bearer(entra.token(TENANT_A, { aud: RESOURCE_URL })));
       expect(res.status).toBe(200);
-      expect(
-        (
-          await request(app)
-            .get('/me')
-            .set(bearer(entra.token(TENANT_A)))
-        ).status,
-      ).toBe(401);
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(401);
       expect(refusals[refusals.length - 1].reason).toBe('aud');
     });
   });

@@ -3,20 +3,12 @@
  * createTokenAuth, with no network call; and a malformed target of `exchange()`, refused before anything is asked.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { createTokenAuth, OptionError, type TokenAuthOptions } from '../../lib';
-import { optionErrorOf } from '../fixtures/option-error';
+import { createTokenAuth, OptionError } from '../../lib';
+import { creating, OPTION_TEST_BASE, optionErrorOf } from '../fixtures/option-error';
 
-const BASE = 'https://as.example.test';
 const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 
-function create(options: Record<string, unknown>) {
-  return () =>
-    createTokenAuth({
-      issuerBaseURL: BASE,
-      audience: 'https://api.example.test',
-      ...options,
-    } as TokenAuthOptions).close();
-}
+const create = creating;
 
 describe('tokenExchange options', () => {
   it('accepts a client secret or a private key, with one issuerBaseURL or an endpoint', () => {
@@ -24,8 +16,13 @@ describe('tokenExchange options', () => {
     expect(create({ tokenExchange: { clientId: 'api', privateKey: ec.privateKey, cache: false } })).not.toThrow();
     expect(
       create({
-        issuerBaseURL: [BASE, 'https://other.example.test'],
-        tokenExchange: { clientId: 'api', clientSecret: 's', endpoint: `${BASE}/token`, cache: { max: 10 } },
+        issuerBaseURL: [OPTION_TEST_BASE, 'https://other.example.test'],
+        tokenExchange: {
+          clientId: 'api',
+          clientSecret: 's',
+          endpoint: `${OPTION_TEST_BASE}/token`,
+          cache: { max: 10 },
+        },
       }),
     ).not.toThrow();
   });
@@ -56,7 +53,10 @@ describe('tokenExchange options', () => {
     ],
     [
       'no endpoint with two issuers',
-      { issuerBaseURL: [BASE, 'https://other.example.test'], tokenExchange: { clientId: 'api', clientSecret: 's' } },
+      {
+        issuerBaseURL: [OPTION_TEST_BASE, 'https://other.example.test'],
+        tokenExchange: { clientId: 'api', clientSecret: 's' },
+      },
       'tokenExchange.endpoint',
     ],
     ['a bad timeout', { tokenExchange: { clientId: 'api', clientSecret: 's', timeout: -1 } }, 'tokenExchange.timeout'],
@@ -85,7 +85,7 @@ describe('tokenExchange options', () => {
   });
 
   it('refuses exchange() without the option, naming it', async () => {
-    const auth = createTokenAuth({ issuerBaseURL: BASE, audience: 'https://api.example.test' });
+    const auth = createTokenAuth({ issuerBaseURL: OPTION_TEST_BASE, audience: 'https://api.example.test' });
     try {
       const err = await auth.exchange('token', { audience: 'x' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OptionError);
@@ -106,7 +106,7 @@ describe('tokenExchange options', () => {
     ['a token type with a space', { audience: 'api', requestedTokenType: 'urn:x y' }, 'exchange.requestedTokenType'],
   ])('refuses a target with %s before any verification', async (_what, target, option) => {
     const auth = createTokenAuth({
-      issuerBaseURL: BASE,
+      issuerBaseURL: OPTION_TEST_BASE,
       audience: 'https://api.example.test',
       tokenExchange: { clientId: 'api', clientSecret: 's' },
     });

@@ -410,6 +410,28 @@ describe('failures of the token endpoint', () => {
     },
   );
 
+  it('counts its answers as every remote source does: 400s never open the breaker, a 503 Retry-After keeps it open', async () => {
+    const auth = viaEndpoint({ breaker: { failures: 2, cooldown: '1s' } });
+    const token = await userToken(as);
+    endpoint.mode = { kind: 'answer', status: 400, body: JSON.stringify({ error: 'invalid_target' }) };
+    for (let i = 0; i < 4; i++)
+      expect((await rejection(auth.exchange(token, { audience: `https://api${i}.example` }))).reason).toBe(
+        'invalid_target',
+      );
+    endpoint.mode = { kind: 'answer', status: 503, body: '{}', headers: { 'Retry-After': '40' } };
+    for (let i = 0; i < 2; i++)
+      expect((await rejection(auth.exchange(token, { resource: downstream.resource }))).reason).toBe(
+        'exchange-status-503',
+      );
+    const open = await rejection(auth.exchange(token, { resource: downstream.resource }));
+    // Open for the 40 s the server asked for, not the 1 s cooldown (remote/answer-class.ts, the demand).
+    expect([open.reason, Number(open.headers['Retry-After']) > 30, endpoint.forms.length]).toEqual([
+      'breaker-open',
+      true,
+      6,
+    ]);
+  });
+
   it('holds every new exchange for the Retry-After of a 429, with no call, while cached tokens still answer', async () => {
     const auth = viaEndpoint();
     const token = await userToken(as);

@@ -6,18 +6,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createTokenAuth, OptionError, type TokenAuthOptions } from '../../lib';
 import type { IssuerBase } from '../../lib/keys/discovery-options';
 import { resolveIntrospection } from '../../lib/remote/introspection-options';
+import { creating, OPTION_TEST_BASE } from '../fixtures/option-error';
 
-const BASE = 'https://as.example.test';
 const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 
-function create(options: Record<string, unknown>) {
-  return () =>
-    createTokenAuth({
-      issuerBaseURL: BASE,
-      audience: 'https://api.example.test',
-      ...options,
-    } as TokenAuthOptions).close();
-}
+const create = creating;
 
 describe('introspection options', () => {
   it('accepts a client secret, or a private key, with one issuerBaseURL', () => {
@@ -127,7 +120,10 @@ describe('introspection options', () => {
     ],
     [
       'several authorization servers',
-      { issuerBaseURL: [BASE, 'https://other.example.test'], introspection: { clientId: 'api', clientSecret: 's' } },
+      {
+        issuerBaseURL: [OPTION_TEST_BASE, 'https://other.example.test'],
+        introspection: { clientId: 'api', clientSecret: 's' },
+      },
       /"issuerBaseURL" must name exactly one/,
     ],
     [
@@ -141,7 +137,7 @@ describe('introspection options', () => {
   });
 
   it("takes signed 'preferred' by default, and 'required' or false as given", () => {
-    const server: IssuerBase[] = [{ base: BASE, url: new URL(BASE) }];
+    const server: IssuerBase[] = [{ base: OPTION_TEST_BASE, url: new URL(OPTION_TEST_BASE) }];
     const resolve = (signed?: unknown) =>
       resolveIntrospection({ introspection: { clientId: 'api', clientSecret: 's', signed } }, server, false)?.signed;
     expect([resolve(), resolve('preferred'), resolve('required'), resolve(false)]).toEqual([
@@ -154,7 +150,7 @@ describe('introspection options', () => {
   });
 
   it('names this resource server for signed answers by its client id, then audience and resource', () => {
-    const server: IssuerBase[] = [{ base: BASE, url: new URL(BASE) }];
+    const server: IssuerBase[] = [{ base: OPTION_TEST_BASE, url: new URL(OPTION_TEST_BASE) }];
     const names = (input: Record<string, unknown>) =>
       resolveIntrospection({ introspection: { clientId: 'api', clientSecret: 's' }, ...input }, server, false)
         ?.audiences;

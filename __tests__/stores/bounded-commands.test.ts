@@ -26,6 +26,8 @@ const accepting = (s: RedisStore, what: string) =>
     5000,
     async () => {
       try {
+        // getVerdict throws while the app's client is not ready (when setVerdict would skip its write).
+        await s.getVerdict(randomUUID());
         return await s.claimOnce(randomUUID(), nowS() + 60);
       } catch {
         return false;

@@ -1,10 +1,11 @@
-// The token endpoint's answer to an exchange (RFC 8693 §2.2), read into the token it issued or one kind of failure:
-// a refusal about this request, an outage of the server, or a throttle on this client (one small table).
+// The token endpoint's answer to an exchange (RFC 8693 §2.2), read into the token it issued or a failure counted
+// as every remote answer is (remote/answer-class.ts): a refusal about this request, an outage, or a throttle.
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
 import { RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
+import { classOfStatus, outage, throttled } from './answer-class';
 import { ACCESS_TOKEN_TYPE, type NormalTarget } from './exchange-target';
-import { DEFAULT_RETRY_AFTER, namedRetryAfter, retryAfterOf } from './retry-after';
+import { namedRetryAfter, retryAfterOf } from './retry-after';
 
 /** Largest answer read (64 KiB): a token response is a few kilobytes at most. */
 export const MAX_EXCHANGE_BYTES = 64 * 1024;
@@ -21,14 +22,14 @@ export interface IssuedToken {
 }
 
 /**
- * What an answer (or a failed call) means. `refusal`: about this request (a 400, an answer that cannot be read):
- * the server is up. `outage`: the server or our standing with it (a 5xx, a 401 to our client credentials, no
- * answer): the breaker counts it. `throttle`: a 429 to this client as a whole (RFC 6585 §4): new calls wait.
+ * What an answer (or a failed call) means: the token issued, or the failure to throw. A refusal about this request
+ * (a 400, an answer that cannot be read) leaves the server up; an outage (a 5xx, a 401 to our client credentials,
+ * no answer) is counted by the breaker; a 429 to this client as a whole (RFC 6585 §4) holds new calls
+ * (remote/remote-call.ts), each counted by remote/answer-class.ts.
  */
 export type ExchangeVerdict =
   | { readonly kind: 'issued'; readonly token: IssuedToken }
-  | { readonly kind: 'refusal' | 'outage'; readonly error: TokenAuthError }
-  | { readonly kind: 'throttle'; readonly error: TokenAuthError; readonly retryAfter: number };
+  | { readonly kind: 'failed'; readonly error: TokenAuthError };
 
 /** RFC 6749 §5.2 and RFC 8707 §2 error codes, the only `error` values passed on (as a log reason). */
 const ERROR_CODES = new Set([
@@ -55,7 +56,7 @@ function parsed(text: string): Record<string, unknown> | undefined {
 
 function invalid(): ExchangeVerdict {
   return {
-    kind: 'refusal',
+    kind: 'failed',
     error: new TokenAuthError('verification_unavailable', { reason: 'exchange-answer-invalid', retryAfter: 1 }),
   };
 }
@@ -92,37 +93,30 @@ function issued(text: string, target: NormalTarget): ExchangeVerdict {
 function refused(text: string, status: number): ExchangeVerdict {
   const code = parsed(text)?.error;
   const reason = typeof code === 'string' && ERROR_CODES.has(code) ? code : `exchange-status-${status}`;
-  return { kind: 'refusal', error: new TokenAuthError('exchange_refused', { reason }) };
+  return { kind: 'failed', error: new TokenAuthError('exchange_refused', { reason }) };
 }
 
 /** Classify an HTTP answer of the token endpoint. Never reads `error_description`: the server's text stays there. */
 export function classifyExchangeAnswer(answer: BoundedAnswer, target: NormalTarget): ExchangeVerdict {
   const { status } = answer;
   if (status === 200) return issued(answer.text, target);
-  if (status === 400 || status === 413) return refused(answer.text, status);
-  if (status === 429) {
-    const retryAfter = namedRetryAfter(answer) ?? DEFAULT_RETRY_AFTER;
-    const error = new TokenAuthError('verification_unavailable', { reason: 'exchange-throttled', retryAfter });
-    return { kind: 'throttle', error, retryAfter };
+  switch (classOfStatus(status)) {
+    case 'token':
+      return refused(answer.text, status);
+    case 'throttle':
+      return { kind: 'failed', error: throttled('exchange-throttled', retryAfterOf(answer)) };
+    default: {
+      // 401: our client credentials were refused (RFC 6749 §5.2 invalid_client): every exchange fails until fixed.
+      const reason = status === 401 ? 'exchange-client-auth' : `exchange-status-${status}`;
+      const demand = status === 503 ? namedRetryAfter(answer) : undefined;
+      return { kind: 'failed', error: outage(reason, { retryAfter: retryAfterOf(answer), demand }) };
+    }
   }
-  // 401: our client credentials were refused (RFC 6749 §5.2 invalid_client): every exchange fails until fixed.
-  const reason = status === 401 ? 'exchange-client-auth' : `exchange-status-${status}`;
-  return {
-    kind: 'outage',
-    error: new TokenAuthError('verification_unavailable', { reason, retryAfter: retryAfterOf(answer) }),
-  };
 }
 
 /** Classify a call that got no whole answer: an answer too large is one that cannot be read, the rest outages. */
 export function classifyExchangeFailure(err: unknown): ExchangeVerdict {
   const failure = err instanceof RemoteFetchError ? err.failure : 'network';
   if (failure === 'too-large') return invalid();
-  return {
-    kind: 'outage',
-    error: new TokenAuthError('verification_unavailable', {
-      reason: `exchange-${failure}`,
-      retryAfter: DEFAULT_RETRY_AFTER,
-      cause: err,
-    }),
-  };
+  return { kind: 'failed', error: outage(`exchange-${failure}`, { cause: err }) };
 }

@@ -4,7 +4,6 @@ import { TokenAuthError } from '../base/errors';
 import { fetchBounded, type BoundedAnswer } from '../fetch/bounded-fetch';
 import { checkRemoteUrl } from '../fetch/remote-url';
 import type { DiscoveredMetadata } from '../keys/discovery';
-import { CircuitBreaker } from './breaker';
 import {
   classifyExchangeAnswer,
   classifyExchangeFailure,
@@ -15,8 +14,8 @@ import {
 import { cachedUntil, ExchangeCache, type HeldToken } from './exchange-cache';
 import type { ResolvedTokenExchange } from './exchange-options';
 import { ACCESS_TOKEN_TYPE, addTarget, readTarget, targetText, type NormalTarget } from './exchange-target';
-import { limitInflight } from './inflight';
-import { LONGEST_RETRY_AFTER } from './retry-after';
+import { countAsOutage } from './answer-class';
+import { guardRemoteCall } from './remote-call';
 
 /** RFC 8693 §2.1 `grant_type`. */
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -76,14 +75,17 @@ export function createExchanger(settings: ResolvedTokenExchange, context: Exchan
   const { clock } = context;
   const closing = new AbortController();
   const cache = new ExchangeCache(settings.cache);
-  const breaker = settings.breaker === false ? undefined : new CircuitBreaker(settings.breaker);
-  // A 429 holds every new call (RFC 6585 §4: it is addressed to this client), for the time it names, capped.
-  let heldUntil = 0;
 
   async function endpoint(): Promise<string> {
     if (settings.endpoint !== undefined) return settings.endpoint.href;
     if (context.metadata === undefined) throw misconfigured('exchange-endpoint-missing');
-    const found = (await context.metadata()).tokenEndpoint;
+    let found: unknown;
+    try {
+      found = (await context.metadata()).tokenEndpoint;
+    } catch (err) {
+      // The server's discovery out of reach is its outage, as for introspection.
+      throw err instanceof TokenAuthError ? countAsOutage(err) : err;
+    }
     if (found === undefined) throw misconfigured('exchange-endpoint-missing');
     try {
       return checkRemoteUrl(found, 'token_endpoint', context.allowInsecureHttp).href;
@@ -123,31 +125,15 @@ export function createExchanger(settings: ResolvedTokenExchange, context: Exchan
     return classifyExchangeAnswer(answer, target);
   }
 
-  // The failures the breaker counts: the server's outages, not refusals of one request, nor a throttle.
-  const outages = new WeakSet<TokenAuthError>();
-  const isOutage = (err: unknown) => err instanceof TokenAuthError && outages.has(err);
-
-  /** The call behind the breaker and the throttle: the token issued, or its failure thrown. */
-  async function ask(job: { subject: string; target: NormalTarget }): Promise<IssuedToken> {
-    const wait = heldUntil - Date.now();
-    if (wait > 0) {
-      throw new TokenAuthError('verification_unavailable', {
-        reason: 'exchange-throttled',
-        retryAfter: Math.ceil(wait / 1000),
-      });
-    }
-    const run = async () => {
+  /** One call, the token issued or its failure thrown; guarded as every remote call is (remote/remote-call.ts). */
+  const guarded = guardRemoteCall(
+    async (job: { subject: string; target: NormalTarget }): Promise<IssuedToken> => {
       const verdict = await call(job.subject, job.target);
       if (verdict.kind === 'issued') return verdict.token;
-      if (verdict.kind === 'throttle')
-        heldUntil = Math.max(heldUntil, Date.now() + Math.min(verdict.retryAfter, LONGEST_RETRY_AFTER) * 1000);
-      if (verdict.kind === 'outage') outages.add(verdict.error);
       throw verdict.error;
-    };
-    return breaker === undefined ? run() : breaker.run(run, isOutage);
-  }
-  // The cap stands outside the breaker: a busy refusal makes no call, so it is no outage.
-  const limited = limitInflight(ask, settings.maxInflight, 'exchange-busy');
+    },
+    { prefix: 'exchange', breaker: settings.breaker, maxInflight: settings.maxInflight, timeout: settings.timeout },
+  );
 
   return {
     target: readTarget,
@@ -157,7 +143,7 @@ export function createExchanger(settings: ResolvedTokenExchange, context: Exchan
       const held = cache.get(keys, now);
       if (held !== undefined) return handedOut(held, target, now);
       const fresh = await cache.share(keys, async () => {
-        const token = await limited({ subject, target });
+        const token = await guarded.call({ subject, target });
         const at = clock();
         const made: HeldToken = { token, expiresAt: token.expiresIn === undefined ? undefined : at + token.expiresIn };
         const until = cachedUntil(made, at, subjectExp);

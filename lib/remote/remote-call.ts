@@ -18,8 +18,8 @@ export interface RemoteCallSettings {
 }
 
 /** A remote source's call, guarded, and the state of its breaker. */
-export interface GuardedCall<T> {
-  call(token: string): Promise<T>;
+export interface GuardedCall<T, A = string> {
+  call(arg: A): Promise<T>;
   breakerStats: (() => BreakerStats) | undefined;
 }
 
@@ -30,11 +30,11 @@ export interface GuardedCall<T> {
  * once, 503 `{prefix}-busy`; then the breaker, which counts outages only. None of these refusals makes a call, is
  * cached, or counts as an outage; tokens already cached never reach here.
  */
-export function guardRemoteCall<T>(
-  ask: (token: string) => Promise<T>,
+export function guardRemoteCall<T, A = string>(
+  ask: (arg: A) => Promise<T>,
   settings: RemoteCallSettings,
   now: () => number = Date.now,
-): GuardedCall<T> {
+): GuardedCall<T, A> {
   const breaker =
     settings.breaker === false
       ? undefined
@@ -50,12 +50,11 @@ export function guardRemoteCall<T>(
     if (counted?.kind === 'throttle') heldUntil = Math.max(heldUntil, now() + counted.wait * 1000);
     throw err;
   };
-  const asked = (token: string) => ask(token).catch(hold);
-  const counted =
-    breaker === undefined ? asked : (token: string) => breaker.run(() => asked(token), isOutage, demanded);
+  const asked = (arg: A) => ask(arg).catch(hold);
+  const counted = breaker === undefined ? asked : (arg: A) => breaker.run(() => asked(arg), isOutage, demanded);
   const capped = limitInflight(counted, settings.maxInflight, `${settings.prefix}-busy`);
   return {
-    call(token) {
+    call(arg) {
       const left = heldUntil - now();
       if (left > 0) {
         const retryAfter = Math.ceil(left / 1000);
@@ -63,7 +62,7 @@ export function guardRemoteCall<T>(
           new TokenAuthError('verification_unavailable', { reason: `${settings.prefix}-throttled`, retryAfter }),
         );
       }
-      return capped(token);
+      return capped(arg);
     },
     breakerStats: breaker === undefined ? undefined : () => breaker.stats(),
   };
