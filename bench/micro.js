@@ -81,16 +81,12 @@ async function main() {
     add(alg, 'fast-jwt verify (no cache)', await time((i) => sink.push(fast(pool[i % n])) && sink.pop()));
 
     const raw = rawSignatureCheck(alg, fixtures.keys);
-    const split = pool.map((t) => {
-      const dot = t.lastIndexOf('.');
-      return [Buffer.from(t.slice(0, dot)), Buffer.from(t.slice(dot + 1), 'base64url')];
-    });
-    if (!split.slice(0, 4).every(([input, sig]) => raw(input, sig)))
-      throw new Error('raw verifier rejected a valid token');
+    const dots = pool.map((t) => t.lastIndexOf('.'));
+    if (!pool.slice(0, 4).every((t, i) => raw(t, dots[i]))) throw new Error('raw verifier rejected a valid token');
     add(
       alg,
-      `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'crypto.verify'} (the limit)`,
-      await time((i) => raw(split[i % n][0], split[i % n][1])),
+      `raw ${alg === 'HS256' ? 'HMAC-SHA256 + compare' : 'signature check'} (the limit)`,
+      await time((i) => raw(pool[i % n], dots[i % n])),
     );
     hot.close();
     cold.close();

@@ -1,5 +1,5 @@
-// The pipeline of one request: the alphabet check of a token left to a cache miss (a shortcut the hot path takes,
-// measured in bench/) must never change an answer.
+// The pipeline of one request: the alphabet check of a token left to a cache miss, and there to the strict reader
+// as it decodes each segment (shortcuts the hot path takes, measured in bench/), must never change an answer.
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
@@ -13,7 +13,7 @@ describe.each(EXPRESS_VERSIONS)('the alphabet check on a cache miss only, throug
     return { auth, server: appWith(express, auth) };
   }
 
-  it('still refuses a token with a character outside base64url, before any decoding, with or without a cache', async () => {
+  it('still refuses a token with a character outside base64url, with or without a cache, and never remembers it', async () => {
     for (const options of [{}, { cache: false as const }]) {
       const { auth, server } = app(options);
       const good = sign(shapeB(NOW));

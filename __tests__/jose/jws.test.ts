@@ -3,16 +3,20 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import {
-  type JwsHeader,
+  decodeJws,
   decodePaddedJws,
+  HEADER_MEMO_LENGTH,
+  HEADER_MEMO_SIZE,
+  type JwsHeader,
   isJwsText,
   isPaddedJwsText,
   jwsSignedEnd,
   normalizeTyp,
   readJsonSegment,
+  rememberedHeaders,
 } from '../../lib/jose/jws';
 import { paddedBase64url } from '../fixtures/edge-proxies';
-import { AUDIENCE, b64, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { AUDIENCE, b64, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
 import { TokenAuthError } from '../../lib/base/errors';
 
@@ -62,6 +66,53 @@ describe('the memo of the last flat header', () => {
     expect((await rejection(auth.verify(relabelled))).code).toBe('invalid_token');
     const noTyp = `${b64({ alg: 'HS256' })}.${payload}.${signature}`;
     expect((await rejection(auth.verify(noTyp))).code).toBe('invalid_token');
+  });
+});
+
+describe('the bounded map of flat headers', () => {
+  const claims = shapeB(NOW);
+
+  it(`holds at most ${HEADER_MEMO_SIZE} headers under a flood of distinct ones, and still decodes each right`, () => {
+    for (let i = 0; i < 200; i++) {
+      const token = sign(claims, SECRET, 'HS256', { kid: `flood-${i}` });
+      expect(decodeJws(token).header.kid).toBe(`flood-${i}`);
+      expect(rememberedHeaders().count).toBeLessThanOrEqual(HEADER_MEMO_SIZE);
+    }
+    expect(rememberedHeaders().count).toBe(HEADER_MEMO_SIZE);
+  });
+
+  it(`keeps no header segment longer than ${HEADER_MEMO_LENGTH} characters`, () => {
+    for (let i = 0; i < 2 * HEADER_MEMO_SIZE; i++) {
+      const kid = `${i}`.padEnd(600, 'k');
+      expect(decodeJws(sign(claims, SECRET, 'HS256', { kid })).header.kid).toBe(kid);
+    }
+    expect(rememberedHeaders().characters).toBeLessThanOrEqual(HEADER_MEMO_SIZE * HEADER_MEMO_LENGTH);
+  });
+
+  it('gives each caller its own copy when two headers alternate, so one change reaches no other token', async () => {
+    const seen: JwsHeader[] = [];
+    const resolver = (header: JwsHeader): KeyObject => {
+      seen.push({ ...header });
+      header.kid = 'changed';
+      header.extra = 'added';
+      return secretKey;
+    };
+    const auth = createTokenAuth({ ...base, key: resolver, algorithms: ['HS256'], cache: false });
+    const kids = ['k1', 'k2', 'k1', 'k2', 'k1'];
+    for (const kid of kids) await auth.verify(sign(claims, SECRET, 'HS256', { kid }));
+    expect(seen).toEqual(kids.map((kid) => ({ alg: 'HS256', typ: 'JWT', kid })));
+  });
+
+  it('never shares a header holding objects, even when it alternates with a flat one', () => {
+    const withList = sign(claims, SECRET, 'HS256', { x5c: ['a'] });
+    const flat = sign(claims, SECRET, 'HS256', { kid: 'flat' });
+    const first = decodeJws(withList).header;
+    decodeJws(flat);
+    const second = decodeJws(withList).header;
+    expect(second).not.toBe(first);
+    expect(second.x5c).not.toBe(first.x5c);
+    (first.x5c as string[]).push('changed');
+    expect(decodeJws(withList).header.x5c).toEqual(['a']);
   });
 });
 
@@ -123,6 +174,81 @@ describe('readJsonSegment', () => {
       }),
     ).toThrow(reason);
     expect(seen).toEqual([reason]);
+  });
+});
+
+describe('decodeJws: the alphabet, checked as each segment is decoded', () => {
+  const claims = shapeB(NOW);
+  const good = sign(claims);
+  const [header, payload, signature] = good.split('.');
+  // {"a":">>>","b":"???"} in base64url holds a - and a _, which Buffer's decoder also reads from + and /.
+  const respellable = b64('{"a":">>>","b":"???"}');
+
+  it('decodes a token of base64url characters and two dots', () => {
+    expect(decodeJws(good).payload).toEqual(claims);
+    expect(decodeJws(`${header}.${respellable}.${signature}`).payload).toEqual({ a: '>>>', b: '???' });
+  });
+
+  it.each([
+    ['+ for - in the payload', () => `${header}.${respellable.replace('-', '+')}.${signature}`],
+    ['/ for _ in the payload', () => `${header}.${respellable.replace('_', '/')}.${signature}`],
+    [
+      'a character Buffer skips, in the payload',
+      () => `${header}.${payload.slice(0, 8)}~${payload.slice(8)}.${signature}`,
+    ],
+    ['padding after the payload', () => `${header}.${payload}==.${signature}`],
+    ['a space in the header already seen', () => `${header.slice(0, 4)} ${header.slice(4)}.${payload}.${signature}`],
+    ['a non-ASCII character in the signature', () => `${header}.${payload}.${signature}é`],
+    ['= after the signature', () => `${header}.${payload}.${signature}=`],
+  ])('refuses %s as syntax, whatever else is wrong with it', (_case, make) => {
+    decodeJws(good); // the header memo now holds this header
+    const bad = make();
+    expect(isJwsText(bad)).toBe(false);
+    expect(reasonOf(() => decodeJws(bad))).toBe('syntax');
+  });
+
+  it('refuses an RS256 signature respelt with + or /, which Buffer and node:crypto decode to the same bytes', () => {
+    const { privateKey } = rsaKeys();
+    const rs = sign(shapeB(NOW), privateKey, 'RS256');
+    const sig = rs.slice(rs.lastIndexOf('.') + 1);
+    const at = sig.search(/[-_]/); // one of 64 values twice, in 342 random characters: all but certain
+    const respelt = `${rs.slice(0, rs.lastIndexOf('.') + 1)}${sig.slice(0, at)}${sig[at] === '-' ? '+' : '/'}${sig.slice(at + 1)}`;
+    expect(Buffer.from(respelt.slice(respelt.lastIndexOf('.') + 1), 'base64url')).toEqual(
+      Buffer.from(sig, 'base64url'),
+    );
+    expect(reasonOf(() => decodeJws(respelt))).toBe('syntax');
+  });
+
+  it('refuses a payload whose unused low bits are set (non-canonical) with payload-encoding', () => {
+    const canonical = b64({ a: 1 }); // 'eyJhIjoxfQ': 10 characters, the last one's low four bits unused
+    const changed = `${canonical.slice(0, -1)}R`; // 'Q' + 1: a low bit set, the same bytes to Buffer
+    expect(Buffer.from(changed, 'base64url')).toEqual(Buffer.from(canonical, 'base64url'));
+    expect(reasonOf(() => decodeJws(`${header}.${changed}.${signature}`))).toBe('payload-encoding');
+  });
+});
+
+describe('decodeJws: segments decoded into one fixed buffer', () => {
+  const [header, , signature] = sign({ a: 1 }).split('.');
+
+  it('reads a payload longer than the buffer (a raised maxTokenLength) whole, and refuses it non-canonical', () => {
+    const claims = { long: 'x'.repeat(20_000) }; // 26 700 characters of base64url, beyond the 12 288-byte buffer
+    const long = b64(claims);
+    expect(decodeJws(`${header}.${long}.${signature}`).payload).toEqual(claims);
+    expect(decodeJws(`${header}.${long}.${signature}`).payloadLength).toBe(JSON.stringify(claims).length);
+    // The last character one step on in the alphabet: an unused low bit set, the same bytes to Buffer.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelt = `${long.slice(0, -1)}${alphabet[alphabet.indexOf(long[long.length - 1]) + 1]}`;
+    expect(Buffer.from(respelt, 'base64url')).toEqual(Buffer.from(long, 'base64url'));
+    expect(reasonOf(() => decodeJws(`${header}.${respelt}.${signature}`))).toBe('payload-encoding');
+  });
+
+  it('reads each payload from its own bytes only: a short one after a long one, a long one at the bound', () => {
+    const long = { long: 'y'.repeat(9_000) };
+    expect(decodeJws(`${header}.${b64(long)}.${signature}`).payload).toEqual(long);
+    expect(decodeJws(`${header}.${b64({ b: 2 })}.${signature}`).payload).toEqual({ b: 2 });
+    const atBound = { z: 'z'.repeat(12_288 - 8) }; // {"z":"…"} is exactly 12 288 bytes: 16 384 characters
+    expect(b64(atBound)).toHaveLength(16_384);
+    expect(decodeJws(`${header}.${b64(atBound)}.${signature}`).payload).toEqual(atBound);
   });
 });
 

@@ -150,6 +150,23 @@ describe('signJws and verifyJws', () => {
     expect(verifies(jws(INPUT, respelt), 'HS256', secret)).toBe(false);
   });
 
+  it('refuses an HMAC text longer than the expected one, and one of its length holding a non-ASCII character', () => {
+    const signature = signJws(INPUT, 'HS256', secret);
+    expect(verifies(jws(INPUT, `${signature}A`), 'HS256', secret)).toBe(false);
+    expect(verifies(jws(INPUT, `${signature.slice(0, -1)}é`), 'HS256', secret)).toBe(false);
+    expect(verifies(jws(INPUT, 'A'.repeat(200)), 'HS256', secret)).toBe(false);
+  });
+
+  it('leaves nothing of one HMAC comparison in the next: a refused HS512 text, then a good HS256 one', () => {
+    // The comparison writes both texts into fixed buffers; an HS512 text fills 86 bytes of them, an HS256 one 43.
+    const hs512 = signJws(INPUT, 'HS512', secret);
+    const wrong = `${hs512.slice(0, 60)}${hs512[60] === 'A' ? 'B' : 'A'}${hs512.slice(61)}`; // wrong past byte 43
+    expect(verifies(jws(INPUT, wrong), 'HS512', secret)).toBe(false);
+    expect(verifies(jws(INPUT, signJws(INPUT, 'HS256', secret)), 'HS256', secret)).toBe(true);
+    expect(verifies(jws(INPUT, hs512), 'HS512', secret)).toBe(true);
+    expect(verifies(jws(INPUT, signJws(INPUT, 'HS384', secret)), 'HS384', secret)).toBe(true);
+  });
+
   it.each(['HS256', 'RS256', 'ES256', 'EdDSA'] as const)(
     '%s: reads text as UTF-8, so a character beyond Latin-1 never stands in for the byte it truncates to',
     (alg) => {

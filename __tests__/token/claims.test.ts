@@ -22,3 +22,40 @@ describe('the Shape B calendar check of metadata.createdAt', () => {
     expect(shapeBViolation(withCreatedAt(createdAt))).toBe('metadata.createdAt'),
   );
 });
+
+describe('the Shape B check of linked accounts', () => {
+  const google = { id: 'g1', email: 'a@example.com', name: 'A', picture: 'https://example.com/a.png' };
+  const withProviders = (providers: unknown) => shapeB(NOW, { providers });
+
+  it('accepts known accounts with every known field, extra string fields, and a null Discord avatar', () => {
+    const providers = {
+      google: { ...google, locale: 'en' },
+      discord: { id: 'd1', username: 'a', avatar: null },
+      github: { id: 'h1', login: 'a' },
+    };
+    expect(shapeBViolation(withProviders(providers))).toBeUndefined();
+  });
+
+  it.each([
+    ['a missing known field', { google: { id: 'g1', name: 'A', picture: 'p' } }, 'providers.google.email'],
+    [
+      'a missing known field before a wrong value',
+      { google: { id: 'g1', name: 'A', picture: 5 } },
+      'providers.google.email',
+    ],
+    ['a known field that is not a string', { google: { ...google, picture: 5 } }, 'providers.google.picture'],
+    ['an extra field that is not a string', { google: { ...google, age: 3 } }, 'providers.google.age'],
+    ['the first of two wrong values', { google: { ...google, a: 1, b: 2 } }, 'providers.google.a'],
+    ['null outside the Discord avatar', { roblox: { id: 'r1', username: null } }, 'providers.roblox.username'],
+    ['an empty id', { roblox: { id: '', username: 'a' } }, 'providers.roblox.id'],
+    ['an account that is not an object', { github: ['h1'] }, 'providers.github'],
+    ['the second account when the first is good', { google, roblox: { id: 'r1' } }, 'providers.roblox.username'],
+  ])('refuses %s, naming its path', (_case, providers, path) => {
+    expect(shapeBViolation(withProviders(providers))).toBe(path);
+  });
+
+  it('reads a provider named like an Object.prototype member as any other', () => {
+    const providers = JSON.parse('{"constructor":{"id":"c1"},"__proto__":{"id":"p1","n":1}}') as unknown;
+    expect(shapeBViolation(withProviders(providers))).toBe('providers.__proto__.n');
+  });
+});

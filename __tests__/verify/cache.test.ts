@@ -3,6 +3,7 @@ import { createTokenAuth, TokenAuthError, type TokenAuthOptions } from '../../li
 import type { JwsHeader } from '../../lib/jose/jws';
 import { AUDIENCE, ISSUER, NOW, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { rejection } from '../fixtures/rejection';
+import { ResultCache } from '../../lib/verify/cache';
 
 /** A TokenAuth whose clock the test moves. */
 function withClock(options: Partial<TokenAuthOptions> = {}) {
@@ -278,5 +279,44 @@ describe('the cache keyed by SHA-256', () => {
       for (let i = 0; i < tokens.length; i++) await expect(auth.verify(tokens[i])).resolves.toEqual(claims[i]);
     }
     expect(auth.stats()).toMatchObject({ size: 3, hits: 3, misses: 6 });
+  });
+});
+
+/** Whether `text` is found in a string reachable from `root` (own fields, arrays, Maps, Sets; a bounded walk). */
+function holdsText(root: unknown, text: string): boolean {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0 && seen.size < 100_000) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (value.includes(text)) return true;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || seen.has(value) || ArrayBuffer.isView(value)) continue;
+    seen.add(value);
+    if (value instanceof Map) stack.push(...value.keys(), ...value.values());
+    else if (value instanceof Set) stack.push(...value);
+    else stack.push(...Object.values(value as object));
+  }
+  return false;
+}
+
+describe('the sighting table keeps no token text', () => {
+  it('holds no token after a first sighting that ended before its verdict, nor after one that reached it', () => {
+    const cache = new ResultCache({ max: 100, maxBytes: 1_000_000, ttl: 60, errorTtl: 10 }, 0);
+    const refused = sign(shapeB(NOW));
+    // A first sighting whose verification then throws (a syntax fault, a precheck): `sighted` is never called.
+    expect(cache.lookupKey(refused)).toBeUndefined();
+    expect(holdsText(cache, refused.slice(-20))).toBe(false);
+    const good = sign(shapeB(NOW));
+    expect(cache.lookupKey(good)).toBeUndefined();
+    cache.sighted(good, {
+      ok: false,
+      error: new TokenAuthError('invalid_token', { reason: 'signature' }),
+      times: undefined,
+    });
+    expect(holdsText(cache, good.slice(-20))).toBe(false);
+    expect(cache.lookupKey(good)).toBeDefined(); // its second sighting: the SHA-256 key, never the text
+    expect(holdsText(cache, good.slice(-20))).toBe(false);
   });
 });

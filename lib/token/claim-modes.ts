@@ -6,6 +6,7 @@ import { normalizeTyp, type JwsHeader } from '../jose/jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
 import { isStringArray, isThenable } from '../base/values';
 import { optionError } from '../base/option-error';
+import { createBrand } from '../base/brand';
 
 /** How much of the payload is checked beyond signature, time, issuer and audience (docs/any-issuer.md). */
 export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
@@ -219,13 +220,13 @@ export function resolveClaimPolicy(
   if (validate !== undefined && typeof validate !== 'function')
     optionError('validateClaims', 'option "validateClaims" must be a function (claims, header) => boolean');
   const validator = validate as ClaimsValidator<Record<string, unknown>> | undefined;
-  // Payloads that passed, held weakly: added once per verdict (a cache miss), never per request.
-  const passed = new WeakSet<object>();
+  // Payloads that passed, branded (lib/base/brand.ts): marked once per verdict (a cache miss), never per request.
+  const passed = createBrand();
   const verdictOf =
     (payload: Record<string, unknown>) =>
     (answer: boolean): void => {
       if (answer !== true) throw invalid('validate');
-      passed.add(payload);
+      passed.mark(payload);
     };
   const refused = (err: unknown): never => {
     throw invalid('validate', err);
@@ -254,7 +255,7 @@ export function resolveClaimPolicy(
         if (payload[claim] === undefined || payload[claim] === null) throw invalid(`required:${claim}`);
       }
       if (validator === undefined) {
-        passed.add(payload);
+        passed.mark(payload);
         return;
       }
       let answer: boolean | Promise<boolean>;

@@ -74,15 +74,22 @@ const KNOWN_PROVIDER_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
 /** ISO 8601 UTC, `Z`-terminated, milliseconds optional: 2024-05-01T12:00:00.000Z */
 const ISO_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
 
+/** The number written by `length` ASCII digits of `text` from `at` (ISO_UTC has already matched them). */
+function digitsAt(text: string, at: number, length: number): number {
+  let value = 0;
+  for (let i = at; i < at + length; i++) value = value * 10 + text.charCodeAt(i) - 48;
+  return value;
+}
+
 /**
  * The day of an ISO_UTC timestamp exists in its month (no 2024-02-31; Feb 29 in Gregorian leap years only).
  * Arithmetic, not Date.parse and toISOString: 1.1 µs → 0.06 µs per token (bench/RESULTS.md), same answers for
- * every day of years 0000–9999 that ISO_UTC lets through.
+ * every day of years 0000–9999 that ISO_UTC lets through; digits read in place, without a string per field.
  */
 function isCalendarTimestamp(text: string): boolean {
-  const year = Number(text.slice(0, 4));
-  const month = Number(text.slice(5, 7));
-  const day = Number(text.slice(8, 10));
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const last = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
   return day <= last;
@@ -93,17 +100,27 @@ function isAccountValue(provider: string, field: string, value: unknown): boolea
   return typeof value === 'string' || (value === null && provider === 'discord' && field === 'avatar');
 }
 
+const NO_FIELDS: readonly string[] = [];
+
+/**
+ * The first wrong field of one linked account: not an object, no `id`, a known field missing, then a value that is
+ * not a string. One pass over its own fields counts the known ones, so the known fields are looked up one by one
+ * only when one is missing (a keyed lookup per field name cost most of the Shape B check, docs/benchmarks.md).
+ */
 function checkAccount(name: string, account: unknown): string | undefined {
   if (!isObject(account)) return `providers.${name}`;
   if (typeof account.id !== 'string' || account.id === '') return `providers.${name}.id`;
-  for (const field of KNOWN_PROVIDER_FIELDS.get(name) ?? []) {
-    if (account[field] === undefined) return `providers.${name}.${field}`;
-  }
-  // Own keys only, without Object.entries' array of pairs per account (a cold-path allocation per field).
+  const known = KNOWN_PROVIDER_FIELDS.get(name) ?? NO_FIELDS;
+  let present = 0;
+  let wrong: string | undefined;
   for (const field of Object.keys(account)) {
-    if (!isAccountValue(name, field, account[field])) return `providers.${name}.${field}`;
+    if (wrong === undefined && !isAccountValue(name, field, account[field])) wrong = field;
+    if (known.includes(field)) present++;
   }
-  return undefined;
+  if (present !== known.length) {
+    for (const field of known) if (account[field] === undefined) return `providers.${name}.${field}`;
+  }
+  return wrong === undefined ? undefined : `providers.${name}.${wrong}`;
 }
 
 /**
@@ -121,8 +138,8 @@ export function shapeBViolation(payload: Record<string, unknown>): string | unde
 
   const providers = payload.providers;
   if (!isObject(providers)) return 'providers';
-  for (const [name, account] of Object.entries(providers)) {
-    const wrong = checkAccount(name, account);
+  for (const name of Object.keys(providers)) {
+    const wrong = checkAccount(name, providers[name]);
     if (wrong !== undefined) return wrong;
   }
 

@@ -113,9 +113,6 @@ export class ResultCache {
   private readonly sightings: Sightings | undefined;
   /** Sightings of tokens whose first verdict was a fault: aged by faults only, so they never crowd out users. */
   private readonly faultSightings: Sightings | undefined;
-  /** The fingerprint of the last first sighting, so that `sighted` right after it need not compute it again. */
-  private firstToken: string | undefined;
-  private firstPrint = 0;
   private hits = 0;
   private misses = 0;
   private evictions = 0;
@@ -170,16 +167,16 @@ export class ResultCache {
       if (this.pending.has(key)) return key;
     }
     this.misses++;
-    this.firstToken = token;
-    this.firstPrint = print;
     return undefined;
   }
 
-  /** Record a token's first sighting once its verdict is known, in the table of its kind (success or fault). */
+  /**
+   * Record a token's first sighting once its verdict is known, in the table of its kind (success or fault). The
+   * fingerprint is taken again (16 characters) rather than remembered with its token from `lookupKey`: a first
+   * sighting refused before its verdict (a syntax fault, a precheck) would have left that token in the heap.
+   */
   sighted(token: string, verdict: Verdict): void {
-    const print = token === this.firstToken ? this.firstPrint : fingerprint(token);
-    this.firstToken = undefined;
-    (verdict.ok ? this.sightings : this.faultSightings)?.record(print);
+    (verdict.ok ? this.sightings : this.faultSightings)?.record(fingerprint(token));
   }
 
   /** Whether a verdict reached on a token's first sighting (no lookup key) may be stored: faults only. */

@@ -156,6 +156,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
 
   /** Store what may be stored; `first`: the token's first sighting, recorded now that its verdict is known. */
   function remember(key: string | undefined, token: string, verdict: Verdict, first: boolean): void {
+    // Text that is not a JWS at all (a character outside base64url) is refused again as cheaply as it was found.
+    if (!verdict.ok && verdict.error.reason === 'syntax') return;
     if (first) cache.sighted(token, verdict);
     if (!cache.admits(verdict, key)) return;
     cache.set(key ?? cache.keyOf(token), token.length, verdict, clock(), verdict.ok || isTokenFault(verdict.error));
