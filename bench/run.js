@@ -60,7 +60,7 @@ function parseArgs(argv) {
       microSeconds: 0.6,
       memoryTokens: 1_000_000,
       cpuSeconds: 0.3,
-      cpuRounds: 9,
+      cpuRounds: 11,
     },
     // autocannon runs whole seconds, so the quick run is 3 s per scenario and leaves out the two reference rows.
     quick: {
