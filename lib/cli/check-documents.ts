@@ -53,10 +53,31 @@ export function fetchableUrl(value: unknown, target: URL): URL | undefined {
   if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
   const url = new URL(value);
   if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
-  const loopback = isLoopbackHost(url.hostname);
-  if (loopback && !isLoopbackHost(target.hostname)) return undefined;
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url;
+  if (reachesThisMachine(url.hostname) && !reachesThisMachine(target.hostname)) return undefined;
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url;
   return undefined;
+}
+
+// 0.0.0.0/8 ("this network", RFC 1122 §3.2.1.3), which Linux and macOS connect to the machine itself.
+const THIS_NETWORK_V4 = /^0\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+// IPv4-mapped IPv6 of 127.0.0.0/8 or 0.0.0.0/8, as WHATWG URL writes them ([::ffff:127.0.0.1] is [::ffff:7f00:1]).
+const MAPPED_LOCAL_V4 = /^\[::ffff:(?:7f[0-9a-f]{2}|[0-9a-f]{1,2}):[0-9a-f]{1,4}\]$/;
+
+/**
+ * Whether a connection to `hostname` may end on the machine itself: loopback, and also what a loopback test
+ * misses: 0.0.0.0/8 and `[::]` (the unspecified addresses, which connect locally), their IPv4-mapped forms and
+ * 127.0.0.0/8's, and `localhost.` or a name under `.localhost` (RFC 6761 §6.3, which many resolvers send to
+ * loopback). Hostnames arrive as WHATWG URL serialises them (lower case, IPv4 shorthands expanded).
+ */
+function reachesThisMachine(hostname: string): boolean {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return (
+    isLoopbackHost(host) ||
+    host.endsWith('.localhost') ||
+    THIS_NETWORK_V4.test(host) ||
+    host === '[::]' ||
+    MAPPED_LOCAL_V4.test(host)
+  );
 }
 
 /** A protected resource metadata document as read: its JSON object, or why it cannot be used. */

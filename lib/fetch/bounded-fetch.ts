@@ -93,16 +93,26 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
     if (options.signal.aborted) return new RemoteFetchError('closed', err);
     return new RemoteFetchError('network', err);
   };
+  // The timer ends the call itself, not only through fetch's signal: undici's Request follows that signal through a
+  // WeakRef, so once a garbage collection has taken the Request (after the headers came), an abort no longer reaches
+  // the body, and a server dripping it held the call past any timeout. `controller` is held by the timer.
+  const stopped = new Promise<never>((_resolve, reject) => {
+    controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+  });
+  stopped.catch(() => undefined);
 
   try {
     const method = options.body === undefined ? 'GET' : 'POST';
-    const response = await fetch(url, {
+    const request = fetch(url, {
       method,
       headers: options.headers,
       body: options.body,
       redirect: 'error',
       signal: linked ?? controller.signal,
     });
+    // An answer that comes after the call ended is discarded unread.
+    request.then((late) => (controller.signal.aborted ? late.body?.cancel() : undefined)).catch(() => undefined);
+    const response = await Promise.race([request, stopped]);
     if (response.status !== 200 && options.readErrorBody !== true) {
       await response.body?.cancel().catch(() => undefined);
       return { status: response.status, headers: response.headers, text: '', bytes: 0 };
@@ -112,7 +122,7 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
       controller.abort();
       throw new RemoteFetchError('too-large', undefined, response.status);
     }
-    const body = await readCapped(response, options.maxBytes, controller);
+    const body = await readCapped(response, options.maxBytes, controller, stopped);
     return { status: response.status, headers: response.headers, text: body.toString('utf8'), bytes: body.length };
   } catch (err) {
     throw failure(err);
@@ -122,13 +132,25 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
   }
 }
 
-async function readCapped(response: Response, maxBytes: number, controller: AbortController): Promise<Buffer> {
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  controller: AbortController,
+  stopped: Promise<never>,
+): Promise<Buffer> {
   if (response.body === null) return Buffer.alloc(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      next = await Promise.race([reader.read(), stopped]);
+    } catch (err) {
+      await reader.cancel().catch(() => undefined);
+      throw err;
+    }
+    const { done, value } = next;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

@@ -34,6 +34,15 @@ function hasJsonBody(req: Request): boolean {
 }
 
 /**
+ * Whether a parser read the body: `req.body` is set and the request stream has ended. Express 4's body parsers set
+ * `req.body = {}` on every request, the ones they skip included (another content type), leaving the stream unread
+ * for the transport, which then runs whatever call it holds: an empty object there is no body read.
+ */
+function bodyWasRead(req: Request): boolean {
+  return req.body !== undefined && req.readableEnded !== false;
+}
+
+/**
  * The gated calls this request makes. A POST whose JSON body no parser read (`express.json()` missing) is read
  * from its headers when it names MCP 2026-07-28 or later and carries `Mcp-Method` (that revision's servers, the
  * SDK's transport included, answer -32020 to a body that disagrees); any other such POST is `unread`: the transport
@@ -49,7 +58,7 @@ export function calledItems(req: Request): CalledItems {
   }
   if (req.method !== 'POST') return { kind: 'calls', calls };
   const body: unknown = req.body;
-  if (body === undefined && hasJsonBody(req)) {
+  if (hasJsonBody(req) && !bodyWasRead(req)) {
     if (!checksHeaders(headers.version) || headers.method === undefined) return { kind: 'unread' };
     // The server refuses a gated method without the `Mcp-Name` its body needs, unless the body names nothing.
     return named !== undefined && headers.name === undefined ? { kind: 'every' } : { kind: 'calls', calls };
