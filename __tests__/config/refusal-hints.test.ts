@@ -199,3 +199,26 @@ describe('the hints the issue names, word for word', () => {
     );
   });
 });
+
+describe('token exchange hints: what the token endpoint did', () => {
+  const explain = refusalHints(
+    resolveOptions({
+      issuerBaseURL: 'https://as.example',
+      audience: 'api',
+      tokenExchange: { clientId: 'api', clientSecret: 'secret-of-the-api-client' },
+    } as TokenAuthOptions<never>),
+  );
+  const hintOf = (code: TokenAuthErrorCode, reason: string) => explain(new TokenAuthError(code, { reason }));
+
+  it('a 400 without a standard error code is a refusal of this exchange, never an outage', () => {
+    expect(hintOf('exchange_refused', 'exchange-status-400')).toBe(
+      'the token endpoint of option "tokenExchange" refused this exchange (HTTP 400) without an error code of RFC 6749 §5.2',
+    );
+  });
+
+  it('our client refused, no endpoint, and outages each say so', () => {
+    expect(hintOf('verification_unavailable', 'exchange-client-auth')).toMatch(/refused our client authentication/);
+    expect(hintOf('verification_unavailable', 'exchange-endpoint-missing')).toMatch(/"tokenExchange.endpoint"/);
+    expect(hintOf('verification_unavailable', 'exchange-status-502')).toMatch(/could not be reached, timed out/);
+  });
+});

@@ -1,5 +1,6 @@
 // Refusal hints of the remote and sender-constraint rooms: a key set or discovery that did not answer, an
 // introspection or upstream server, a breaker, the fleet's stores, DPoP proofs and mTLS certificates.
+import type { TokenAuthError } from '../base/errors';
 import { acceptedList } from '../token/issuer';
 import { quote, seconds, type Hint } from './refusal-context';
 
@@ -88,6 +89,21 @@ export const dpopHint: Hint = (c, err) => {
 const storeHint: Hint = () =>
   'the Redis store given to option "revocation" (or "dpop.replay", "cache.shared") is unreachable or busy: see createRedisStore\'s bounds (docs/fleet.md)';
 
+/** What the token endpoint did, for an exchange failure that no exact row names. */
+function exchangeFault(err: TokenAuthError): string {
+  const reason = err.reason ?? '';
+  if (err.code === 'exchange_refused')
+    return `refused this exchange (${reason.replace('exchange-status-', 'HTTP ')}) without an error code of RFC 6749 §5.2`;
+  if (reason === 'exchange-answer-invalid')
+    return 'answered without access_token and token_type, or more than 64 KiB (RFC 8693 §2.2.1)';
+  if (reason === 'exchange-throttled') return 'answered 429: new exchanges wait until its Retry-After';
+  if (reason === 'exchange-client-auth')
+    return 'refused our client authentication (401): check options "tokenExchange.clientId" and its clientSecret or privateKey';
+  if (reason.startsWith('exchange-endpoint-'))
+    return 'is unknown: the metadata lists no usable token_endpoint; give option "tokenExchange.endpoint"';
+  return 'could not be reached, timed out (option "tokenExchange.timeout") or answered 5xx';
+}
+
 /** Rows of the remote and sender rooms, by exact reason. */
 export const REMOTE_HINTS: Readonly<Record<string, Hint>> = {
   'jwks-closed': () => 'auth.close() was called: option "key" no longer fetches keys',
@@ -133,17 +149,7 @@ export const REMOTE_PREFIX_HINTS: ReadonlyArray<readonly [string, Hint]> = [
   ['discovery-', discoveryFailure],
   ['introspection-', remoteFailure],
   ['upstream-', remoteFailure],
-  [
-    'exchange-',
-    (_c, err) =>
-      `the token endpoint of option "tokenExchange" ${
-        err.reason === 'exchange-answer-invalid'
-          ? 'answered without access_token and token_type, or more than 64 KiB (RFC 8693 §2.2.1)'
-          : err.reason === 'exchange-throttled'
-            ? 'answered 429: new exchanges wait until its Retry-After'
-            : 'could not be reached, timed out (option "tokenExchange.timeout") or answered 5xx'
-      }`,
-  ],
+  ['exchange-', (_c, err) => `the token endpoint of option "tokenExchange" ${exchangeFault(err)}`],
   [
     'pem-',
     (_c, err) =>
