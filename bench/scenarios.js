@@ -146,8 +146,7 @@ function physicalLimit(ctx) {
       const first = token.indexOf('.');
       const second = token.lastIndexOf('.');
       try {
-        if (!good(token.slice(0, second), Buffer.from(token.slice(second + 1), 'base64url')))
-          throw new Error('signature');
+        if (!good(token, second)) throw new Error('signature');
         req.auth = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
       } catch {
         res.status(401).json({ status: 'error', message: 'Invalid access token' });
