@@ -194,11 +194,16 @@ function decodeSegments(token: string): DecodedJws {
   SIGNATURE_TEXT.lastIndex = second + 1;
   if (!SIGNATURE_TEXT.test(token)) throw invalid('signature-encoding');
   const first = token.indexOf('.');
-  const header = decodeHeader(token.slice(0, first));
+  const header = jwsHeader(decodeHeader(token.slice(0, first)));
+  const [payload, payloadLength] = decodeJsonObject(token.slice(first + 1, second), 'payload', invalid);
+  return { header, payload, payloadLength, signedEnd: second };
+}
+
+/** A decoded header as a JWS header: `alg` a string (RFC 7515 §4.1.1), `kid`, when present, a string. */
+function jwsHeader(header: Record<string, unknown>): JwsHeader {
   if (typeof header.alg !== 'string') throw invalid('alg');
   if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('kid');
-  const [payload, payloadLength] = decodeJsonObject(token.slice(first + 1, second), 'payload', invalid);
-  return { header: header as JwsHeader, payload, payloadLength, signedEnd: second };
+  return header as JwsHeader;
 }
 
 /** Header rules (RFC 8725 §3.1, RFC 7515 §4.1.11): `alg` one of ours (never `none`), no `crit`. */
@@ -247,10 +252,8 @@ export function decodePaddedJws(token: string): DecodedJws {
   if (second < 0 || token.indexOf('.', second + 1) >= 0) throw invalid('segments');
   if (second === token.length - 1) throw invalid('signature-missing');
   unpadded(token.slice(second + 1), 'signature');
-  const [header] = decodeJsonObject(unpadded(token.slice(0, first), 'header'), 'header', invalid);
-  if (typeof header.alg !== 'string') throw invalid('alg');
-  if (header.kid !== undefined && typeof header.kid !== 'string') throw invalid('kid');
+  const header = jwsHeader(decodeJsonObject(unpadded(token.slice(0, first), 'header'), 'header', invalid)[0]);
   const payloadSegment = unpadded(token.slice(first + 1, second), 'payload');
   const [payload, payloadLength] = decodeJsonObject(payloadSegment, 'payload', invalid);
-  return { header: header as JwsHeader, payload, payloadLength, signedEnd: second };
+  return { header, payload, payloadLength, signedEnd: second };
 }
