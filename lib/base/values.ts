@@ -1,5 +1,5 @@
-// Value guards for JSON read from tokens and remote answers, and the sync-or-async value the hot path passes
-// around. The bottom of the house: imports nothing.
+// Value guards for JSON read from tokens and remote answers (and whether a media type names JSON), and the
+// sync-or-async value the hot path passes around. The bottom of the house: imports nothing.
 
 /** A value now, or later. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -27,4 +27,11 @@ export function isStringArray(value: unknown): value is string[] {
  */
 export function asciiLowerCase(value: string): string {
   return value.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Whether a Content-Type names JSON: `application/json` or a `+json` type (RFC 6839 §3.1), parameters allowed. */
+export function isJsonMediaType(type: string): boolean {
+  return JSON_MEDIA_TYPE.test(type);
 }

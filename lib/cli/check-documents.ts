@@ -1,5 +1,6 @@
 // What `check` reads and prints, shared by its rooms: the probe's answers, metadata documents read as RFC 9728 §3.2
 // and RFC 8414 §3.2 ask, addresses it may follow, a server's text made safe for a terminal, and the report's lines.
+import { isJsonMediaType } from '../base/values';
 import type { BoundedAnswer } from '../fetch/bounded-fetch';
 import { isLoopbackHost } from '../fetch/remote-url';
 
@@ -88,8 +89,7 @@ export function readDocument(answer: ProbeAnswer): MetadataDocument {
   if (typeof answer === 'string') return { problem: answer };
   if (answer.status !== 200) return { problem: `answered ${answer.status}` };
   const type = answer.headers.get('content-type') ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type))
-    return { problem: `answered ${shown(type || 'no content type')}, not application/json` };
+  if (!isJsonMediaType(type)) return { problem: `answered ${shown(type || 'no content type')}, not application/json` };
   let parsed: unknown;
   try {
     parsed = JSON.parse(answer.text);

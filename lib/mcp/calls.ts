@@ -2,7 +2,7 @@
 // and the parsed body together, so neither can hide a call from the other; or from the headers alone, for MCP
 // 2026-07-28 requests whose body no parser read, since such servers refuse a body that disagrees with them.
 import type { Request } from 'express';
-import { isObject } from '../base/values';
+import { isJsonMediaType, isObject } from '../base/values';
 import { gatedMethod, type GatedCall } from './gates';
 import { checksHeaders, mcpHeaders } from './headers';
 
@@ -30,7 +30,7 @@ function bodyCall(message: unknown): GatedCall | undefined {
 function hasJsonBody(req: Request): boolean {
   const type = req.headers['content-type'];
   const framed = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-  return framed && type !== undefined && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
+  return framed && type !== undefined && isJsonMediaType(type);
 }
 
 /**
