@@ -46,9 +46,12 @@ export function outage(
   return err;
 }
 
-/** `err`, an outage met on the way (the server's discovery or keys out of reach), counted as one by the breaker. */
-export function countAsOutage(err: TokenAuthError): TokenAuthError {
-  if (err.code === 'verification_unavailable' && !counted.has(err))
+/**
+ * `err`, thrown on the way (the server's discovery or keys out of reach): a 503 is counted as an outage by the
+ * breaker; anything else is handed back as it is.
+ */
+export function countAsOutage<E>(err: E): E {
+  if (err instanceof TokenAuthError && err.code === 'verification_unavailable' && !counted.has(err))
     counted.set(err, { kind: 'outage', demand: undefined });
   return err;
 }

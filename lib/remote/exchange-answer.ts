@@ -3,7 +3,7 @@
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
 import { RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
-import { classOfStatus, outage, throttled } from './answer-class';
+import { classOfStatus, fetchFailure, outage, throttled } from './answer-class';
 import { ACCESS_TOKEN_TYPE, type NormalTarget } from './exchange-target';
 import { namedRetryAfter, retryAfterOf } from './retry-after';
 
@@ -116,7 +116,6 @@ export function classifyExchangeAnswer(answer: BoundedAnswer, target: NormalTarg
 
 /** Classify a call that got no whole answer: an answer too large is one that cannot be read, the rest outages. */
 export function classifyExchangeFailure(err: unknown): ExchangeVerdict {
-  const failure = err instanceof RemoteFetchError ? err.failure : 'network';
-  if (failure === 'too-large') return invalid();
-  return { kind: 'failed', error: outage(`exchange-${failure}`, { cause: err }) };
+  if (err instanceof RemoteFetchError && err.failure === 'too-large') return invalid();
+  return { kind: 'failed', error: fetchFailure('exchange', err) };
 }

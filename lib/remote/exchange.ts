@@ -84,7 +84,7 @@ export function createExchanger(settings: ResolvedTokenExchange, context: Exchan
       found = (await context.metadata()).tokenEndpoint;
     } catch (err) {
       // The server's discovery out of reach is its outage, as for introspection.
-      throw err instanceof TokenAuthError ? countAsOutage(err) : err;
+      throw countAsOutage(err);
     }
     if (found === undefined) throw misconfigured('exchange-endpoint-missing');
     try {

@@ -107,7 +107,7 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
     try {
       return await server.metadata();
     } catch (err) {
-      throw err instanceof TokenAuthError ? countAsOutage(err) : err;
+      throw countAsOutage(err);
     }
   };
 
@@ -159,9 +159,9 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
     };
     const signed = await readSignedAnswer(answer.text, context).catch((err: unknown) => {
       // The AS's keys out of reach is an outage; any other refusal of the answer is not.
-      throw err instanceof TokenAuthError && err.reason?.startsWith('introspection-jwt-') !== true
-        ? countAsOutage(err)
-        : err;
+      throw err instanceof TokenAuthError && err.reason?.startsWith('introspection-jwt-') === true
+        ? err
+        : countAsOutage(err);
     });
     const payload = readAnswer(signed.answer, signer);
     const until = signed.iat + window;
