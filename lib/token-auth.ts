@@ -6,7 +6,7 @@ import { createAuthenticator } from './http/authenticate';
 import { ResultCache, type CacheStats } from './verify/cache';
 import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
 import type { VerifiedClaims } from './token/claims';
-import { asTokenAuthError, TokenAuthError } from './base/errors';
+import { TokenAuthError } from './base/errors';
 import { createTokenSource } from './remote';
 import { optionalVerifiedUser, requireVerifiedUser } from './http/middleware';
 import type { TokenAuthOptions } from './config/options';
@@ -27,11 +27,11 @@ import { introspectionRoute } from './remote/dispatch';
 import { createIntrospectionSource } from './remote/introspection';
 import { createReadiness } from './remote/readiness';
 import { isIssuerTemplate } from './token/issuer';
-import { createExchanger, type ExchangedToken, type Exchanger } from './remote/exchange';
+import { createExchanger, type ExchangedToken } from './remote/exchange';
+import { exchangeVerified } from './http/exchange';
 import type { ExchangeTarget } from './remote/exchange-target';
 import { isDiscoverySource } from './keys/discovery';
 import { actorsOf, type Actor } from './token/actors';
-import type { Authenticator } from './http/authenticate';
 import { fromVariable, optionsFromEnv } from './config/environment';
 
 /**
@@ -217,41 +217,6 @@ function authorizationServers(
   // A template (`{tenantid}`) names no server a client could discover: only exact issuers are published.
   const issuer = resolved.rules.issuer;
   return { issuers: issuer === false ? [] : issuer.issuers.filter((name) => !isIssuerTemplate(name)), final: true };
-}
-
-/**
- * `auth.exchange()`: the token a request carried (only one this instance let through), or a string, verified again
- * now, then exchanged; every failure goes to `onError` too. Neither token is ever part of what is reported.
- */
-async function exchangeVerified(
-  auth: Authenticator,
-  exchanger: Exchanger | undefined,
-  reqOrToken: Request | string,
-  target: ExchangeTarget,
-): Promise<ExchangedToken> {
-  if (exchanger === undefined)
-    optionError(
-      'tokenExchange',
-      'exchange() needs option "tokenExchange": this server\'s client at the token endpoint',
-    );
-  const wanted = exchanger.target(target);
-  const req = typeof reqOrToken === 'string' ? undefined : reqOrToken;
-  const subject = req === undefined ? (reqOrToken as string) : auth.verifiedToken(req);
-  if (subject === undefined) {
-    // Never the request's header: only a token this instance verified on it is exchanged.
-    const err = new TokenAuthError('missing_token', { reason: 'exchange-request-not-verified' });
-    auth.report(err, req);
-    throw err;
-  }
-  const claims = req === undefined ? await auth.verifyToken(subject) : await auth.reverify(subject, req);
-  const exp = typeof claims.exp === 'number' ? claims.exp : undefined;
-  try {
-    return await exchanger.exchange(subject, exp, wanted);
-  } catch (err) {
-    const failure = asTokenAuthError(err);
-    auth.report(failure, req);
-    throw failure;
-  }
 }
 
 let defaultAuth: TokenAuth | undefined;
