@@ -68,11 +68,11 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '1.0.0' },
 };
-const rpc = (method: string, params: Record<string, unknown> = {}, meta: object | undefined = META, id = 7) => ({
+const rpc = (method: string, params: Record<string, unknown> = {}, meta: object | null = META, id = 7) => ({
   jsonrpc: '2.0',
   id,
   method,
-  params: meta === undefined ? params : { ...params, _meta: meta },
+  params: meta === null ? params : { ...params, _meta: meta },
 });
 const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
 type Headers = Record<string, string | string[]>;
@@ -109,11 +109,7 @@ const SHAPES: Array<[string, Headers, unknown]> = [
     std('tools/call', 'admin'),
     rpc('tools/call', { name: 'admin' }, { ...META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }),
   ],
-  [
-    'no envelope under a 2026-07-28 header',
-    std('tools/call', 'whoami'),
-    rpc('tools/call', { name: 'admin' }, undefined),
-  ],
+  ['no envelope under a 2026-07-28 header', std('tools/call', 'whoami'), rpc('tools/call', { name: 'admin' }, null)],
   [
     'a revision the gate does not know',
     std('tools/call', 'whoami', '2027-01-15'),
@@ -125,11 +121,11 @@ const SHAPES: Array<[string, Headers, unknown]> = [
     { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: META } },
   ],
   ['a batch with a 2026-07-28 call', std('tools/call', 'admin'), [adminCall]],
-  ['a 2025 call without any header', {}, rpc('tools/call', { name: 'whoami', arguments: {} }, undefined)],
+  ['a 2025 call without any header', {}, rpc('tools/call', { name: 'whoami', arguments: {} }, null)],
   [
     'a 2025 call with a 2025-11-25 header and stray ones',
     std('tools/call', 'admin', '2025-11-25'),
-    rpc('tools/call', { name: 'whoami', arguments: {} }, undefined),
+    rpc('tools/call', { name: 'whoami', arguments: {} }, null),
   ],
 ];
 
@@ -191,8 +187,9 @@ describe('requireMcpAuth answers 2026-07-28 header validation as the SDK server 
       const bare = await send('/bare', headers, body, admin);
       runs.length = 0;
       const { challenge, ...gated } = await send('/gated', headers, body, tools);
-      expect(runs).toEqual([]);
+      const ran = runs.splice(0);
       if (bare.code === -32020) {
+        expect(ran).toEqual([]);
         // Headers that disagree with the body: the transport refuses the request, so no call's scope is asked.
         expect(gated).toEqual({ status: 400, code: -32020, id: bare.id });
         expect(challenge).toBeUndefined();

@@ -218,11 +218,11 @@ describe('gating with the MCP SDK 2.x server and client, no body parser', () => 
     'io.modelcontextprotocol/clientCapabilities': {},
     'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '1.0.0' },
   };
-  const rpc = (method: string, params: Record<string, unknown>, meta: object | undefined = META) => ({
+  const rpc = (method: string, params: Record<string, unknown>, meta: object | null = META) => ({
     jsonrpc: '2.0',
     id: 1,
     method,
-    params: meta === undefined ? params : { ...params, _meta: meta },
+    params: meta === null ? params : { ...params, _meta: meta },
   });
   const headers = (method: string, name?: string, version = '2026-07-28') => ({
     'MCP-Protocol-Version': version,
@@ -239,7 +239,7 @@ describe('gating with the MCP SDK 2.x server and client, no body parser', () => 
     ['no Mcp-Name', headers('tools/call'), adminCall],
     ['another method in the header', headers('tools/list'), adminCall],
     ['a legacy body under modern headers', headers('tools/call', 'whoami'), rpc('tools/call', { name: 'admin' }, {})],
-    ['a batch', headers('tools/call', 'whoami'), [rpc('tools/call', { name: 'admin', arguments: {} }, undefined)]],
+    ['a batch', headers('tools/call', 'whoami'), [rpc('tools/call', { name: 'admin', arguments: {} }, null)]],
     ['a later revision', headers('tools/call', 'whoami', '2027-01-15'), adminCall],
     ['the URI spelt otherwise', headers('resources/read', 'FILE:///./secret'), secretRead],
     ['the URI Base64-encoded', headers('resources/read', base64('FILE:///./secret')), secretRead],
@@ -281,10 +281,18 @@ describe('gating with the MCP SDK 2.x server and client, no body parser', () => 
           Accept: 'application/json, text/event-stream',
           ...extra,
         },
-        body: JSON.stringify(rpc('tools/call', { name: 'whoami', arguments: {} }, undefined)),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'whoami', arguments: {} },
+        }),
       });
-      expect(answer.status).toBe(200);
-      await answer.arrayBuffer();
+      expect({ extra, status: answer.status, text: await answer.text() }).toEqual({
+        extra,
+        status: 200,
+        text: expect.stringContaining('whoami ok'),
+      });
     }
     expect(runs).toEqual(['tool:whoami', 'tool:whoami']);
   });
