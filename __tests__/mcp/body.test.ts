@@ -6,33 +6,24 @@ import http from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import express4 from 'express4';
 import express5 from 'express';
-import { createTokenAuth } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { DEFAULT_BODY_LIMIT } from '../../lib/mcp/body';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen, type Listening } from '../fixtures/listen';
-import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+import { startGatedResource, type GatedResource } from '../fixtures/mcp-authorization-server';
 import { mcpHandler } from '../fixtures/mcp-server';
 import { optionErrorOf } from '../fixtures/option-error';
 
 const RESOURCE = 'http://127.0.0.1:9/mcp';
-let as: McpAuthorizationServer;
+let gated: GatedResource;
 let tools: string;
 let admin: string;
-let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
-
+let auth: GatedResource['auth'];
 beforeAll(async () => {
-  as = await startMcpAuthorizationServer();
-  [tools, admin] = await Promise.all([
-    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools' }),
-    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools mcp:admin' }),
-  ]);
-  auth = createTokenAuth({ issuerBaseURL: as.issuer, resource: RESOURCE, claims: 'at+jwt' });
+  gated = await startGatedResource(RESOURCE);
+  ({ tools, admin, auth } = gated);
 });
-afterAll(async () => {
-  auth.close();
-  await as.close();
-});
+afterAll(() => gated.close());
 
 const call = (name: string, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 

@@ -4,32 +4,24 @@
 import request from 'supertest';
 import express5 from 'express';
 import type { Express, RequestHandler } from 'express';
-import { createTokenAuth } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { MAX_BATCH_CALLS } from '../../lib/mcp/calls';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { optionErrorOf } from '../fixtures/option-error';
-import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+import { startGatedResource, type GatedResource } from '../fixtures/mcp-authorization-server';
 
 const RESOURCE = 'http://127.0.0.1:9/mcp';
 const METADATA = 'http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp';
 
-let as: McpAuthorizationServer;
+let gated: GatedResource;
 let tools: string;
 let admin: string;
-let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
+let auth: GatedResource['auth'];
 beforeAll(async () => {
-  as = await startMcpAuthorizationServer();
-  [tools, admin] = await Promise.all([
-    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools' }),
-    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools mcp:admin' }),
-  ]);
-  auth = createTokenAuth({ issuerBaseURL: as.issuer, resource: RESOURCE, claims: 'at+jwt' });
+  gated = await startGatedResource(RESOURCE);
+  ({ tools, admin, auth } = gated);
 });
-afterAll(async () => {
-  auth.close();
-  await as.close();
-});
+afterAll(() => gated.close());
 
 const call = (name: string, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 const read = (uri: string) => ({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } });
