@@ -145,6 +145,16 @@ describe.each(EXPRESS_VERSIONS)('%s', (_version, makeApp) => {
     expect(runs).toEqual(['admin']);
   });
 
+  it('a body after a UTF-8 byte-order mark is read as the transports decode it (the mark dropped)', async () => {
+    const bom = (name: string) =>
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(call(name)))]);
+    for (const name of ['no body parser', "express.raw({ type: 'application/json' })"]) {
+      expect((await post(urls[name], bom('admin'), tools)).status).toBe(403);
+      expect((await post(urls[name], bom('admin'), admin)).status).toBe(200);
+    }
+    expect(runs).toEqual(['admin', 'admin']);
+  });
+
   it('a batch needs the scopes of every call in it; each call of an allowed batch runs', async () => {
     const batch = JSON.stringify([call('whoami', 1), call('admin', 2)]);
     for (const name of ['no body parser', "express.raw({ type: 'application/json' })"]) {

@@ -25,8 +25,14 @@ export function resolveBodyLimit(limit: unknown): number {
 /** A body the gate cannot hand on: more than `limit` bytes, JSON that does not parse, or a stream that failed. */
 export type BodyFault = 'too-large' | 'invalid-json' | 'unreadable';
 
-// What the SDK's transports decode a body as, whatever its charset: UTF-8, a leading byte-order mark dropped.
-const UTF8 = new TextDecoder('utf-8');
+/**
+ * A body's bytes as the SDK's transports decode them, whatever its charset: UTF-8 (invalid sequences replaced), a
+ * leading byte-order mark dropped, as their TextDecoder does. `toString` is the quicker of the two for the same text.
+ */
+function utf8(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 
 /**
  * Parse `text` and put the value on `req.body`. Text that is not JSON: a fault under a JSON content type (the
@@ -72,7 +78,7 @@ function readStream(req: Request, res: Response, limit: number): Promise<BodyFau
     const onEnd = () => {
       // A later body parser sees the body as read (body-parser 1.x checks `_body`; 2.x sees the stream ended).
       (req as { _body?: boolean })._body = true;
-      finish(parseInto(req, UTF8.decode(Buffer.concat(chunks, received))));
+      finish(parseInto(req, utf8(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received))));
     };
     const onError = () => finish('unreadable');
     // 'close' before 'end': the client went away mid-body.
@@ -98,7 +104,7 @@ export function settleMcpBody(
 ): BodyFault | undefined | Promise<BodyFault | undefined> {
   if (req.method !== 'POST') return undefined;
   const body: unknown = req.body;
-  if (Buffer.isBuffer(body)) return parseInto(req, UTF8.decode(body));
+  if (Buffer.isBuffer(body)) return parseInto(req, utf8(body));
   if (typeof body === 'string') return parseInto(req, body);
   if (body === undefined || (isObject(body) && Object.keys(body).length === 0 && streamUnread(req))) {
     if (!streamUnread(req)) return undefined;
