@@ -80,7 +80,7 @@ async function score(node, url, set) {
     });
     const checks = readChecks(out);
     if (checks.size === 0) throw new Error(`the suite ran no scenario (exit ${result.code}): ${result.stderr}`);
-    const summary = /^Total: .*$/m.exec(result.stdout)?.[0] ?? '';
+    const summary = /^Total: (.*)$/m.exec(result.stdout)?.[1] ?? '(no total printed)';
     return { checks, summary };
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -91,6 +91,7 @@ const as = spawn(process.execPath, [join(here, 'authorization-server.mjs')], { s
 const lines = createInterface({ input: as.stdout })[Symbol.asyncIterator]();
 let failed = false;
 const table = [];
+const totals = [];
 try {
   const node = await node22();
   const { issuer, serviceClient } = JSON.parse((await lines.next()).value);
@@ -133,6 +134,7 @@ try {
           statuses.filter((s) => s === 'SUCCESS').length >
           (bare.checks.get(key) ?? []).filter((s) => s === 'SUCCESS').length,
       );
+      totals.push(`${shape.padEnd(8)} ${set}  without the gate: ${bare.summary}  |  with it: ${gated.summary}`);
       table.push([
         shape,
         set,
@@ -151,6 +153,7 @@ try {
     console.log(
       `${shape.padEnd(8)} ${set.padEnd(13)} ${bare.padStart(23)}  ${gated.padStart(20)}  ${String(lost).padStart(11)}  ${String(gained).padStart(6)}`,
     );
+  console.log(`\nthe suite's own totals (scored scenarios):\n${totals.join('\n')}`);
   console.log(
     `\nconformance: ${failed ? 'failed: the gate costs checks (LOST above)' : 'ok: the gate costs no check in any shape'}`,
   );
