@@ -61,8 +61,9 @@ const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = {
 const OFFLINE_ACCESS = 'offline_access';
 
 /**
- * `offline_access` among the endpoint's or a call's scopes: refused at set-up. MCP 2026-07-28 ("Scope Selection"):
- * servers do not ask for it; a challenge naming it would make every client ask for refresh tokens to call a tool.
+ * `offline_access` among the endpoint's or a call's scopes: refused at set-up. MCP 2026-07-28 Authorization,
+ * "Refresh Tokens" (SEP-2207): servers SHOULD NOT name it in a challenge, which would make every client ask for
+ * refresh tokens to call a tool.
  */
 function refuseOfflineAccess(parts: { all: readonly string[]; any: readonly string[] }, gates: McpGates): void {
   if ([...parts.all, ...parts.any].includes(OFFLINE_ACCESS))
