@@ -137,7 +137,7 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
     if (!gated || refusals.has(req)) return endpoint;
     const called = calledItems(req);
     if (called.kind === 'every') return everything;
-    // The gated requirements the calls reach, each once: a call named in the headers and the body is one call.
+    // The gated requirements the calls reach, each once: a batch calling one tool twice needs its scopes once.
     const needed = new Set<RouteRequirement>();
     for (const call of called.calls) {
       const made = single.get(call.gate)?.get(callKey(call.gate, call.key));
