@@ -18,12 +18,13 @@ export type { McpTokenVerifier, McpTokenVerifierOptions } from './mcp/token-veri
 export type { McpSdkLine } from './mcp/sdk-errors';
 
 /**
- * One middleware for an MCP endpoint: verifies as `auth.requireVerifiedUser(scopes, { acr, maxAge })` does
- * (challenges with `resource_metadata` and `scope`), gates `tools/call`, `resources/read` and `prompts/get` per
- * tool, resource and prompt (`tools`, `resources`, `prompts`: `{ key: scopes }`, read from the `Mcp-Method`/`Mcp-Name`
- * headers and the JSON-RPC body: mount `express.json()` before it, or let MCP 2026-07-28 clients' headers alone
- * decide), and sets `req.auth` to the SDK's `AuthInfo`, which the transport hands to tools. `auth.claims(req)` still
- * gives the typed claims.
+ * One middleware for an MCP endpoint (mount it with `app.all`): verifies as `auth.requireVerifiedUser(scopes, { acr,
+ * maxAge })` does (challenges with `resource_metadata` and `scope`), gates `tools/call`, `resources/read` and
+ * `prompts/get` per tool, resource and prompt (`tools`, `resources`, `prompts`: `{ key: scopes }`) as the JSON-RPC
+ * body calls them, reading that body itself when no parser did (up to `limit`) and leaving it on `req.body` for the
+ * transport, and sets `req.auth` to the SDK's `AuthInfo`, which the transport hands to tools. Answers after the token
+ * what the transport would refuse itself (413, -32700, MCP 2026-07-28 header mismatches -32020). `auth.claims(req)`
+ * still gives the typed claims.
  */
 export function requireMcpAuth<C extends JwtClaims>(
   auth: TokenAuth<C>,

@@ -90,7 +90,7 @@ function reasonsToHint(): string[] {
 
 /** The status of the code a reason comes with: the tests below ask refusals (401, 403, 503) to name an option. */
 function codeOf(reason: string): TokenAuthErrorCode {
-  if (/threw|non-key|shape$|unexpected|another-TokenAuth|mcp-body/.test(reason)) return 'internal';
+  if (/threw|non-key|shape$|unexpected|another-TokenAuth/.test(reason)) return 'internal';
   if (reason.startsWith('step-up:')) return 'insufficient_user_authentication';
   if (reason === 'scope' || reason === 'upstream-403') return 'insufficient_scope';
   if (

@@ -1,9 +1,20 @@
 // Drivers of docs/mcp.md's code blocks (see __tests__/fixtures/doc-run.ts): each server runs against the MCP
-// fixture's oidc-provider (discovery and keys), with tokens it signs for the page's resource.
-import { randomUUID } from 'node:crypto';
+// fixture's oidc-provider (discovery and keys), with tokens it signs for the page's resource; the step-up pair (the
+// page's own oidc-provider and the SDK's client) runs with the page's SDK 1.x server, a test acting as the user.
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { call, type Answer, type DocDrivers, type DocRun, type RunOptions } from '../fixtures/doc-run';
+import { readDocs } from '../fixtures/doc-blocks';
+import {
+  call,
+  docRun,
+  freePort,
+  type Answer,
+  type DocDrivers,
+  type DocRun,
+  type RunOptions,
+} from '../fixtures/doc-run';
 import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+import { signInAtDevInteractions } from '../fixtures/dev-interactions';
 
 /** The page's resource and its metadata document's URL. */
 export const RESOURCE = 'https://mcp.example.com/mcp';
@@ -85,6 +96,66 @@ export async function expectProtectedResource(origin: string, issuer: string): P
   );
 }
 
+/**
+ * A page server behind requireMcpAuth, no body parser: a 2025-era `tools/call` of `reindex` is refused 403 without
+ * mcp:admin and served with it; GET and DELETE reach the transport (not 404) and need a token.
+ */
+async function expectGatedTools(origin: string, as: McpAuthorizationServer): Promise<void> {
+  const refused = await callTool(origin, 'reindex', await token(as, 'mcp:tools'));
+  expect(refused.status).toBe(403);
+  expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope", scope="mcp:tools mcp:admin"');
+  const reindex = await callTool(origin, 'reindex', await token(as, 'mcp:tools mcp:admin'));
+  expect({ status: reindex.status, text: reindex.text }).toEqual({ status: 200, text: 'reindexed' });
+  for (const method of ['GET', 'DELETE']) {
+    expect({ method, status: (await call(`${origin}/mcp`, { method })).status }).toEqual({ method, status: 401 });
+    const answer = await fetch(`${origin}/mcp`, {
+      method,
+      headers: { Authorization: `Bearer ${await token(as, 'mcp:tools')}`, Accept: 'text/event-stream' },
+    });
+    await answer.body?.cancel();
+    expect({ method, reached: ![401, 404, 500].includes(answer.status) }).toEqual({ method, reached: true });
+  }
+}
+
+const SIGNING_JWKS = JSON.stringify({
+  keys: [{ ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), kid: 'k1' }],
+});
+
+/** The page's own oidc-provider (mcp-step-up-as) on a loopback port, for the MCP server at `resource`. */
+async function startStepUpServer(
+  t: DocRun,
+  resource: string,
+  replace: Record<string, string> = {},
+): Promise<{ issuer: string }> {
+  const block = readDocs().blocks.find((b) => b.id === 'mcp-step-up-as');
+  if (block === undefined) throw new Error('docs/mcp.md: the mcp-step-up-as block is gone');
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const provider = t.own(docRun(block, drivers['mcp-step-up-as']));
+  await provider.serve({
+    port,
+    replace: {
+      "'https://as.example.com'": `'${issuer}'`,
+      "'https://mcp.example.com/mcp'": `'${resource}'`,
+      ...replace,
+    },
+    env: { SIGNING_JWKS },
+  });
+  return { issuer };
+}
+
+/** What `pattern`'s first group matches the `index`-th time in what a block prints, once it has (bounded: 20 s). */
+async function printed(stdout: () => string, pattern: RegExp, index = 0): Promise<string> {
+  const until = Date.now() + 20_000;
+  const global = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
+  for (;;) {
+    const found = [...stdout().matchAll(global)][index]?.[1];
+    if (found !== undefined) return found;
+    if (Date.now() > until) throw new Error(`never printed ${pattern}:\n${stdout()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** requireBearerAuth with mcpTokenVerifier: the SDK's 401, the verified AuthInfo, the SDK's 403. */
 async function expectBearerAuth(origin: string, as: McpAuthorizationServer): Promise<void> {
   const anonymous = await call(`${origin}/mcp`, { method: 'POST', body: {} });
@@ -138,40 +209,39 @@ const handler: express.RequestHandler = (req, res) => {
       expect((await post(rpc('tools/list', {}), 'mcp:tools', mfa)).body).toEqual({ scopes: ['mcp:tools'] });
     },
   },
-  // No body parser: the SDK 2.x client's 2026-07-28 requests are gated from their headers alone.
-  'mcp-headers-only': {
+  // createMcpHandler, no body parser: 2025-era calls and the 2.x client pinned to 2026-07-28, both gated by the body
+  // the gate read; headers that disagree with it answered -32020, as the SDK's server answers them.
+  'mcp-server-handler': {
     async run(t) {
       const { as, run } = await authorizationServer(t);
       const server = await t.serve(run);
-      const anonymous = await call(`${server.origin}/mcp`, {
-        method: 'POST',
-        headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'reindex' },
-        body: rpc2026('tools/call', { name: 'reindex', arguments: {} }),
-      });
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.headers.get('www-authenticate')).toBe(
-        `Bearer realm="api", scope="mcp:tools mcp:admin", resource_metadata="${METADATA}"`,
-      );
+      await expectProtectedResource(server.origin, as.issuer);
+      await expectGatedTools(server.origin, as);
       const user = await modernClient(server.origin, await token(as, 'mcp:tools'));
       try {
         await expect(user.callTool({ name: 'reindex', arguments: {} })).rejects.toThrow();
         await expect(user.readResource({ uri: 'file:///audit.log' })).rejects.toThrow();
+        await expect(user.callTool({ name: 'whoami', arguments: {} })).resolves.toMatchObject({
+          content: [{ text: 'docs-client' }],
+        });
       } finally {
         await user.close();
       }
-      // Base64-encoded, the name is still the gated tool's.
-      const encoded = await call(`${server.origin}/mcp`, {
+      const mismatch = await call(`${server.origin}/mcp`, {
         method: 'POST',
-        token: await token(as, 'mcp:tools'),
+        token: await token(as, 'mcp:tools mcp:admin'),
         headers: {
           Accept: 'application/json, text/event-stream',
           'MCP-Protocol-Version': '2026-07-28',
           'Mcp-Method': 'tools/call',
-          'Mcp-Name': '=?base64?cmVpbmRleA==?=',
+          'Mcp-Name': 'whoami',
         },
         body: rpc2026('tools/call', { name: 'reindex', arguments: {} }),
       });
-      expect(encoded.status).toBe(403);
+      expect({ status: mismatch.status, body: mismatch.body }).toMatchObject({
+        status: 400,
+        body: { error: { code: -32020 }, id: 1 },
+      });
       const admin = await modernClient(server.origin, await token(as, 'mcp:tools mcp:admin'));
       try {
         await expect(admin.callTool({ name: 'reindex', arguments: {} })).resolves.toMatchObject({
@@ -195,14 +265,7 @@ const handler: express.RequestHandler = (req, res) => {
       expect(whoami.status).toBe(200);
       expect(whoami.headers.get('x-subject')).toBe('alice');
       expect(whoami.text).toBe('docs-client with mcp:tools');
-      const refused = await callTool(server.origin, 'reindex', await token(as, 'mcp:tools'));
-      expect(refused.status).toBe(403);
-      expect(refused.headers.get('www-authenticate')).toContain(
-        'error="insufficient_scope", scope="mcp:tools mcp:admin"',
-      );
-      const reindex = await callTool(server.origin, 'reindex', await token(as, 'mcp:tools mcp:admin'));
-      expect(reindex.status).toBe(200);
-      expect(reindex.text).toBe('reindexed');
+      await expectGatedTools(server.origin, as);
     },
   },
   // The 2.x server: the same gate; the tool reads ctx.http.authInfo.
@@ -214,6 +277,7 @@ const handler: express.RequestHandler = (req, res) => {
       const whoami = await callTool(server.origin, 'whoami', await token(as, 'mcp:tools'));
       expect(whoami.status).toBe(200);
       expect(whoami.text).toBe('docs-client');
+      await expectGatedTools(server.origin, as);
     },
   },
   // The SDK's requireBearerAuth over mcpTokenVerifier, 1.x as shown, then 2.x with the import the comment names.
@@ -242,6 +306,64 @@ const mcpHandler: express.RequestHandler = (req, res) => {
         },
       });
       await expectBearerAuth(sdk2.origin, as);
+    },
+  },
+  // The page's authorization server: dynamic registration keeps no `scope` for the client (the validator).
+  'mcp-step-up-as': {
+    async run(t) {
+      const register = (issuer: string) =>
+        call(`${issuer}/reg`, {
+          method: 'POST',
+          body: {
+            redirect_uris: ['http://127.0.0.1:9/callback'],
+            token_endpoint_auth_method: 'none',
+            scope: 'mcp:tools',
+          },
+        });
+      const { issuer } = await startStepUpServer(t, 'http://127.0.0.1:9/mcp');
+      const registered = await register(issuer);
+      expect(registered.status).toBe(201);
+      expect(registered.body).not.toHaveProperty('scope');
+      // Without the validator, the registered scope stays the client's ceiling: what a step-up then runs into.
+      const plain = await startStepUpServer(t, 'http://127.0.0.1:9/mcp', { 'delete metadata.scope;': '' });
+      expect((await register(plain.issuer)).body).toMatchObject({ scope: 'mcp:tools' });
+    },
+  },
+  // The page's client against the page's SDK 1.x server and authorization server, this test acting as the user:
+  // it signs in, calls whoami, steps up for reindex and calls it.
+  'mcp-step-up-client': {
+    async run(t) {
+      const mcpPort = await freePort();
+      const resource = `http://127.0.0.1:${mcpPort}/mcp`;
+      const { issuer } = await startStepUpServer(t, resource);
+      const block = readDocs().blocks.find((b) => b.id === 'mcp-server-sdk1');
+      if (block === undefined) throw new Error('docs/mcp.md: the mcp-server-sdk1 block is gone');
+      const server = t.own(docRun(block, drivers['mcp-server-sdk1']));
+      await server.serve({
+        port: mcpPort,
+        replace: { "'https://as.example.com'": `'${issuer}'`, "'https://mcp.example.com/mcp'": `'${resource}'` },
+      });
+      const callbackPort = await freePort();
+      const client = await t.serve({
+        port: callbackPort,
+        replace: {
+          "'https://mcp.example.com/mcp'": `'${resource}'`,
+          'http://127.0.0.1:8090/callback': `http://127.0.0.1:${callbackPort}/callback`,
+        },
+      });
+      const jar = new Map<string, string>();
+      const scopes: string[] = [];
+      for (let signIn = 0; signIn < 2; signIn += 1) {
+        const start = await printed(client.stdout, /^Sign in: (\S+)$/gm, signIn);
+        scopes.push(new URL(start).searchParams.get('scope') ?? '');
+        const callback = await signInAtDevInteractions(start, 'alice', jar);
+        expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+        expect((await fetch(callback)).status).toBe(200);
+      }
+      expect(scopes[0].split(' ')).toContain('mcp:tools');
+      expect(scopes[1].split(' ')).toEqual(expect.arrayContaining(['mcp:tools', 'mcp:admin']));
+      expect(await printed(client.stdout, /^reindex: (.*)$/m)).toBe('[{"type":"text","text":"reindexed"}]');
+      expect(client.stdout()).toContain('whoami: [{"type":"text","text":"');
     },
   },
 };

@@ -228,6 +228,11 @@ describe('resource options', () => {
     ],
     ['scopesSupported not scopes', { scopesSupported: ['a b'] }, /option "scopesSupported" holds an invalid scope/],
     ['scopesSupported not an array', { scopesSupported: 'a' }, /option "scopesSupported" must be an array/],
+    [
+      'scopesSupported listing offline_access (MCP 2026-07-28, SEP-2207)',
+      { scopesSupported: ['mcp:tools', 'offline_access'] },
+      /option "scopesSupported" must not list "offline_access"/,
+    ],
     ['resourceName empty', { resourceName: '' }, /option "resourceName" must be a non-empty string/],
     [
       'resourceDocumentation not a URL',

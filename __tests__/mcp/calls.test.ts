@@ -1,35 +1,27 @@
 // requireMcpAuth's per-call gates through real Express 4 and 5 apps and real tokens: the tools, resources and
-// prompts a request calls are read from the Mcp-Method/Mcp-Name headers and the JSON-RPC body together, or from the
-// headers alone for MCP 2026-07-28 requests no parser read; nothing unseen passes.
+// prompts a request calls are read from the JSON-RPC body the transport runs (parsed by express.json() or read by
+// the gate itself); MCP 2026-07-28 headers that disagree with it are refused; nothing unseen passes.
 import request from 'supertest';
 import express5 from 'express';
 import type { Express, RequestHandler } from 'express';
-import { createTokenAuth } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { MAX_BATCH_CALLS } from '../../lib/mcp/calls';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { optionErrorOf } from '../fixtures/option-error';
-import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+import { startGatedResource, type GatedResource } from '../fixtures/mcp-authorization-server';
 
 const RESOURCE = 'http://127.0.0.1:9/mcp';
 const METADATA = 'http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp';
 
-let as: McpAuthorizationServer;
+let gated: GatedResource;
 let tools: string;
 let admin: string;
-let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
+let auth: GatedResource['auth'];
 beforeAll(async () => {
-  as = await startMcpAuthorizationServer();
-  [tools, admin] = await Promise.all([
-    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools' }),
-    as.serviceToken({ resource: RESOURCE, scope: 'mcp:tools mcp:admin' }),
-  ]);
-  auth = createTokenAuth({ issuerBaseURL: as.issuer, resource: RESOURCE, claims: 'at+jwt' });
+  gated = await startGatedResource(RESOURCE);
+  ({ tools, admin, auth } = gated);
 });
-afterAll(async () => {
-  auth.close();
-  await as.close();
-});
+afterAll(() => gated.close());
 
 const call = (name: string, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 const read = (uri: string) => ({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } });
@@ -93,22 +85,20 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth gates (%s)', (_name, makeApp) =>
     );
   });
 
-  it('the Mcp-Method/Mcp-Name headers gate too, and cannot hide the call the body makes', async () => {
-    const byHeader = await request(app)
-      .post('/mcp')
-      .set('Authorization', `Bearer ${tools}`)
-      .set('Mcp-Method', 'tools/call')
-      .set('Mcp-Name', 'admin')
-      .send({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    expect(byHeader.status).toBe(403);
+  it('the body names the call: headers cannot hide it, and a 2025-era request is never held to 2026 headers', async () => {
     const hidden = await request(app)
       .post('/mcp')
       .set('Authorization', `Bearer ${tools}`)
-      .set('Mcp-Method', 'tools/call')
-      .set('Mcp-Name', 'whoami')
+      .set({ 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' })
       .send(call('admin'));
     expect(hidden.status).toBe(403);
-    expect(reached).toEqual([]);
+    const stray = await request(app)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${tools}`)
+      .set({ 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'admin' })
+      .send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(stray.status).toBe(200);
+    expect(reached).toEqual([['mcp:tools']]);
   });
 
   it('a batch needs the scopes of every gated call in it; a batch too long to read needs every gated scope', async () => {
@@ -131,14 +121,17 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth gates (%s)', (_name, makeApp) =>
     ).toBe(403);
   });
 
-  it('a JSON POST that no body parser read is refused (500), never let through unseen; a GET has no calls', async () => {
-    const unread = await request(app)
-      .post('/raw')
-      .set('Authorization', `Bearer ${admin}`)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(call('admin')));
-    expect(unread.status).toBe(500);
+  it('a JSON POST that no body parser read is read by the gate and gated as any other; a GET has no calls', async () => {
+    const unread = (bearer: string) =>
+      request(app)
+        .post('/raw')
+        .set('Authorization', `Bearer ${bearer}`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(call('admin')));
+    expect((await unread(tools)).status).toBe(403);
     expect(reached).toEqual([]);
+    expect((await unread(admin)).status).toBe(200);
+    expect(reached).toEqual([['mcp:tools', 'mcp:admin']]);
     expect((await request(app).get('/mcp').set('Authorization', `Bearer ${tools}`)).status).toBe(200);
   });
 
@@ -163,102 +156,71 @@ describe.each(EXPRESS_VERSIONS)('requireMcpAuth gates (%s)', (_name, makeApp) =>
     expect(reached).toEqual([]);
   });
 
-  it('MCP 2026-07-28 headers alone gate a request no body parser read: tool, resource and prompt', async () => {
-    const raw = (headers: Record<string, string>, bearer: string, body: object) =>
-      request(app)
-        .post('/raw')
-        .set('Authorization', `Bearer ${bearer}`)
-        .set('Content-Type', 'application/json')
-        .set(headers)
-        .send(JSON.stringify(body));
-    for (const [method, name, body] of [
-      ['tools/call', 'admin', call('admin')],
-      ['resources/read', 'file:///secret', read('file:///secret')],
-      ['prompts/get', 'audit', prompt('audit')],
-    ] as const) {
-      const refused = await raw(modern(method, name), tools, body);
-      expect({ method, status: refused.status }).toEqual({ method, status: 403 });
-      expect(refused.headers['www-authenticate']).toContain('scope="mcp:tools mcp:admin"');
-      expect((await raw(modern(method, name), admin, body)).status).toBe(200);
-    }
-    expect((await raw(modern('tools/call', 'whoami'), tools, call('whoami'))).status).toBe(200);
-    expect((await raw(modern('tools/list'), tools, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
-    // The same request from a later revision is read the same way.
-    expect((await raw(modern('tools/call', 'admin', '2027-01-15'), tools, call('admin'))).status).toBe(403);
-    expect(reached).toEqual([
-      ['mcp:tools', 'mcp:admin'],
-      ['mcp:tools', 'mcp:admin'],
-      ['mcp:tools', 'mcp:admin'],
-      ['mcp:tools'],
-      ['mcp:tools'],
-    ]);
-  });
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
+  };
+  const enveloped = (body: { params: object }) => ({ ...body, params: { ...body.params, _meta: META } });
+  const send2026 = (path: string, headers: Record<string, string>, bearer: string, body: object) =>
+    request(app)
+      .post(path)
+      .set('Authorization', `Bearer ${bearer}`)
+      .set('Content-Type', 'application/json')
+      .set(headers)
+      .send(JSON.stringify(enveloped(body as { params: object })));
 
-  it('an Mcp-Name sent Base64-encoded is decoded before it is looked up, as the server decodes it', async () => {
-    for (const [method, name] of [
-      ['tools/call', base64('admin')],
-      ['resources/read', base64('file:///secret')],
-      ['prompts/get', base64('audit')],
-      ['tools/call', base64('\uFEFFadmin')],
-    ] as const) {
-      for (const path of ['/raw', '/mcp']) {
-        const answer = await request(app)
-          .post(path)
-          .set('Authorization', `Bearer ${tools}`)
-          .set('Content-Type', 'application/json')
-          .set(modern(method, name))
-          .send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
-        expect({ path, name, status: answer.status }).toEqual({ path, name, status: 403 });
+  it('MCP 2026-07-28 requests, read by the gate or by express.json(): tool, resource and prompt gated', async () => {
+    for (const path of ['/raw', '/mcp'])
+      for (const [method, name, body] of [
+        ['tools/call', 'admin', call('admin')],
+        ['resources/read', 'file:///secret', read('file:///secret')],
+        ['prompts/get', 'audit', prompt('audit')],
+        ['tools/call', base64('admin'), call('admin')],
+        ['resources/read', base64('FILE:///./secret'), read('FILE:///./secret')],
+      ] as const) {
+        const refused = await send2026(path, modern(method, name), tools, body);
+        expect({ path, method, status: refused.status }).toEqual({ path, method, status: 403 });
+        expect(refused.headers['www-authenticate']).toContain('scope="mcp:tools mcp:admin"');
+        expect((await send2026(path, modern(method, name), admin, body)).status).toBe(200);
       }
-    }
-    expect(reached).toEqual([]);
+    expect((await send2026('/raw', modern('tools/call', 'whoami'), tools, call('whoami'))).status).toBe(200);
+    expect(reached).toHaveLength(11);
   });
 
-  it('an Mcp-Name whose Base64 form is invalid is refused 400 invalid_request, as the server refuses it', async () => {
-    for (const name of ['=?base64?YWRtaW4?=', '=?base64?YWRt aW4=?=', '=?base64?gA==?=', '=?base64?YW-tAW4=?=']) {
-      const answer = await request(app)
-        .post('/raw')
-        .set('Authorization', `Bearer ${admin}`)
-        .set('Content-Type', 'application/json')
-        .set(modern('tools/call', name))
-        .send(JSON.stringify(call('admin')));
-      expect({ name, status: answer.status, body: answer.body }).toEqual({
-        name,
-        status: 400,
-        body: { status: 'error', message: 'Invalid request' },
-      });
-    }
-    expect(reached).toEqual([]);
-  });
-
-  it('headers alone, a gated method without Mcp-Name: the scopes of everything gated', async () => {
-    const send = (bearer: string) =>
-      request(app)
-        .post('/raw')
-        .set('Authorization', `Bearer ${bearer}`)
-        .set('Content-Type', 'application/json')
-        .set(modern('resources/read'))
-        .send(JSON.stringify(read('file:///secret')));
-    expect((await send(tools)).status).toBe(403);
-    expect((await send(admin)).status).toBe(200);
-  });
-
-  it('a body no parser read is still refused (500) unless a 2026-07-28 version and Mcp-Method come with it', async () => {
-    for (const headers of [
-      { 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
+  it('2026-07-28 headers that disagree with the body: 400 -32020 with the id after the token, whatever the scopes', async () => {
+    for (const name of [
+      'whoami',
+      '=?base64?YWRtaW4?=',
+      '=?base64?YWRt aW4=?=',
+      '=?base64?gA==?=',
+      '=?base64?YW-tAW4=?=',
+    ])
+      for (const bearer of [tools, admin]) {
+        const answer = await send2026('/raw', modern('tools/call', name), bearer, call('admin', 9));
+        expect({ name, status: answer.status, body: answer.body as unknown }).toEqual({
+          name,
+          status: 400,
+          body: {
+            jsonrpc: '2.0',
+            error: { code: -32020, message: 'Bad Request: the Mcp-Name header and the body disagree' },
+            id: 9,
+          },
+        });
+      }
+    const missing = await send2026(
+      '/raw',
       { 'MCP-Protocol-Version': '2026-07-28' },
-      { 'MCP-Protocol-Version': '9999', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
-      { 'MCP-Protocol-Version': '2026-07-28x', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
-      { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami' },
-    ]) {
-      const answer = await request(app)
-        .post('/raw')
-        .set('Authorization', `Bearer ${admin}`)
-        .set('Content-Type', 'application/json')
-        .set(headers)
-        .send(JSON.stringify(call('admin')));
-      expect({ headers, status: answer.status }).toEqual({ headers, status: 500 });
-    }
+      tools,
+      call('whoami', 'x' as never),
+    );
+    expect(missing.body).toMatchObject({ error: { code: -32020 }, id: 'x' });
+    const anonymous = await request(app)
+      .post('/raw')
+      .set('Content-Type', 'application/json')
+      .set(modern('tools/call', 'whoami'))
+      .send(JSON.stringify(enveloped(call('admin'))));
+    expect(anonymous.status).toBe(401);
     expect(reached).toEqual([]);
   });
 });

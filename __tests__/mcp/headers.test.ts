@@ -1,6 +1,6 @@
 // The MCP 2026-07-28 standard headers as requireMcpAuth reads them (whitespace, Base64 names, revisions), and
-// headers-only gating with the MCP SDK's own 2.x server (createMcpHandler, no body parser) and 2.x client: gated
-// tools, resources and prompts refused without their scope, served with it, and no hostile spelling reaching them.
+// gating with the MCP SDK's own 2.x server (createMcpHandler, no body parser) and 2.x client: gated tools,
+// resources and prompts refused without their scope, served with it, and no hostile spelling reaching them.
 import type { Request } from 'express';
 import express from 'express';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -54,7 +54,8 @@ describe('mcpHeaders and checksHeaders', () => {
 
   it.each([
     ['2026-07-28', true],
-    ['2027-03-01', true],
+    // A later revision is not the gate's to judge: the transport answers it.
+    ['2027-03-01', false],
     ['2025-11-25', false],
     ['2026-07-27', false],
     ['9999', false],
@@ -91,7 +92,7 @@ function register(server: McpServer | McpServer1, runs: string[]): void {
     });
 }
 
-describe('headers-only gating with the MCP SDK 2.x server and client (no body parser)', () => {
+describe('gating with the MCP SDK 2.x server and client, no body parser', () => {
   let as: McpAuthorizationServer;
   let server: Listening;
   let auth: ReturnType<typeof createTokenAuth<'at+jwt'>>;
@@ -118,8 +119,7 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
     });
     app.use((req, res, next) => {
       res.on('finish', () => {
-        const unparsed = (req as { body?: unknown }).body === undefined ? 'unparsed' : 'parsed';
-        seen.push(`${req.path} ${String(req.headers['mcp-method'])} ${unparsed} -> ${res.statusCode}`);
+        seen.push(`${req.path} ${String(req.headers['mcp-method'])} -> ${res.statusCode}`);
       });
       next();
     });
@@ -130,7 +130,7 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
         return mcp;
       }),
     );
-    app.all(RESOURCE_PATH, gate, (req, res) => void modern(req as never, res));
+    app.all(RESOURCE_PATH, gate, (req, res) => void modern(req as never, res, req.body));
     // The SDK's 2025 transports, 2.x and 1.x, behind the same gate with no body parser either.
     app.post('/legacy2', gate, async (req, res) => {
       const mcp = new McpServer({ name: 'legacy2', version: '1.0.0' });
@@ -138,7 +138,7 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
       const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await mcp.connect(transport);
       res.on('close', () => void mcp.close());
-      await transport.handleRequest(req as never, res);
+      await transport.handleRequest(req as never, res, req.body);
     });
     app.post('/legacy1', gate, async (req, res) => {
       const mcp = new McpServer1({ name: 'legacy1', version: '1.0.0' });
@@ -146,7 +146,7 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
       const transport = new Transport1({ sessionIdGenerator: undefined });
       await mcp.connect(transport);
       res.on('close', () => void mcp.close());
-      await transport.handleRequest(req as never, res);
+      await transport.handleRequest(req as never, res, req.body);
     });
   });
   afterAll(async () => {
@@ -187,13 +187,13 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
     }
     expect(runs).toEqual(['tool:whoami', 'resource:public', 'prompt:hello']);
     expect(seen).toEqual([
-      '/mcp server/discover unparsed -> 200',
-      '/mcp tools/call unparsed -> 200',
-      '/mcp resources/read unparsed -> 200',
-      '/mcp prompts/get unparsed -> 200',
-      '/mcp tools/call unparsed -> 403',
-      '/mcp resources/read unparsed -> 403',
-      '/mcp prompts/get unparsed -> 403',
+      '/mcp server/discover -> 200',
+      '/mcp tools/call -> 200',
+      '/mcp resources/read -> 200',
+      '/mcp prompts/get -> 200',
+      '/mcp tools/call -> 403',
+      '/mcp resources/read -> 403',
+      '/mcp prompts/get -> 403',
     ]);
   });
 
@@ -218,11 +218,11 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
     'io.modelcontextprotocol/clientCapabilities': {},
     'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '1.0.0' },
   };
-  const rpc = (method: string, params: Record<string, unknown>, meta: object | undefined = META) => ({
+  const rpc = (method: string, params: Record<string, unknown>, meta: object | null = META) => ({
     jsonrpc: '2.0',
     id: 1,
     method,
-    params: meta === undefined ? params : { ...params, _meta: meta },
+    params: meta === null ? params : { ...params, _meta: meta },
   });
   const headers = (method: string, name?: string, version = '2026-07-28') => ({
     'MCP-Protocol-Version': version,
@@ -239,7 +239,7 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
     ['no Mcp-Name', headers('tools/call'), adminCall],
     ['another method in the header', headers('tools/list'), adminCall],
     ['a legacy body under modern headers', headers('tools/call', 'whoami'), rpc('tools/call', { name: 'admin' }, {})],
-    ['a batch', headers('tools/call', 'whoami'), [rpc('tools/call', { name: 'admin', arguments: {} }, undefined)]],
+    ['a batch', headers('tools/call', 'whoami'), [rpc('tools/call', { name: 'admin', arguments: {} }, null)]],
     ['a later revision', headers('tools/call', 'whoami', '2027-01-15'), adminCall],
     ['the URI spelt otherwise', headers('resources/read', 'FILE:///./secret'), secretRead],
     ['the URI Base64-encoded', headers('resources/read', base64('FILE:///./secret')), secretRead],
@@ -271,8 +271,8 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
     },
   );
 
-  it('a 2025-11-25 request whose body no parser read is still refused (500), whatever headers it adds', async () => {
-    for (const extra of [{}, headers('tools/call', 'whoami', '2025-11-25')]) {
+  it('a 2025-era request whose body no parser read is read and served (never 500)', async () => {
+    for (const extra of [{}, { 'MCP-Protocol-Version': '2025-11-25' }] as Array<Record<string, string>>) {
       const answer = await fetch(`${server.origin}${RESOURCE_PATH}`, {
         method: 'POST',
         headers: {
@@ -281,13 +281,19 @@ describe('headers-only gating with the MCP SDK 2.x server and client (no body pa
           Accept: 'application/json, text/event-stream',
           ...extra,
         },
-        body: JSON.stringify(rpc('tools/call', { name: 'whoami', arguments: {} }, undefined)),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'whoami', arguments: {} },
+        }),
       });
-      expect({ status: answer.status, body: await answer.json() }).toEqual({
-        status: 500,
-        body: { status: 'error', message: 'Internal server error' },
+      expect({ extra, status: answer.status, text: await answer.text() }).toEqual({
+        extra,
+        status: 200,
+        text: expect.stringContaining('whoami ok'),
       });
     }
-    expect(runs).toEqual([]);
+    expect(runs).toEqual(['tool:whoami', 'tool:whoami']);
   });
 });

@@ -140,8 +140,6 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
   profile: () => 'verifyRouter option "resolveProfile" found no profile for this token',
   'mcp:sender-constrained-token': () =>
     'the MCP SDK\'s verifier hands over a bare token: a DPoP- or certificate-bound token needs requireMcpAuth (option "dpop", "mtls")',
-  'mcp-name-encoding': () =>
-    'expected header Mcp-Name as text or =?base64?…?= holding canonical Base64 of UTF-8 (MCP 2026-07-28), as the SDK reads it (requireMcpAuth option "tools", "resources", "prompts")',
 };
 
 /** Hints by the start of a reason, for reasons that carry a detail (`shape:providers`, `jwks-timeout`). */
@@ -168,11 +166,6 @@ const BY_PREFIX: ReadonlyArray<readonly [string, Hint]> = [
     'signature-',
     () =>
       'expected a compact JWS with a base64url signature (RFC 7515 §7.1); opaque tokens need option "introspection"',
-  ],
-  [
-    'mcp-body-unread',
-    () =>
-      'mount express.json() before requireMcpAuth: the JSON-RPC body names the tool (option "tools"); without a body parser, only MCP 2026-07-28 requests with header Mcp-Method are gated',
   ],
 ];
 

@@ -109,6 +109,9 @@ export function resolveResource(
     input.scopesSupported === undefined
       ? undefined
       : parseScopeRequirement(input.scopesSupported, 'scopesSupported', 'option "scopesSupported"').all;
+  // MCP 2026-07-28 Authorization, "Refresh Tokens" (SEP-2207): servers SHOULD NOT list `offline_access`.
+  if (scopes?.includes('offline_access'))
+    optionError('scopesSupported', 'option "scopesSupported" must not list "offline_access" (a client asks for it)');
   const documentation = optionalString(input.resourceDocumentation, 'resourceDocumentation');
   if (documentation !== undefined && !URL.canParse(documentation))
     optionError('resourceDocumentation', 'option "resourceDocumentation" must be an absolute URL');

@@ -1,18 +1,25 @@
 // The standard request headers of MCP 2026-07-28 (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), read the way
-// the MCP SDK's transport reads them before it compares them with the body: optional whitespace around the value
-// removed (RFC 9110 §5.5), an `=?base64?…?=` value decoded, an invalid one refused. A gate that read them otherwise
-// would see another name than the server then serves.
+// the MCP SDK's transport reads them (optional whitespace around the value removed, RFC 9110 §5.5; an
+// `=?base64?…?=` value decoded, an invalid one refused), and compared with the body as that revision's servers
+// compare them ("Server Validation" in its Streamable HTTP transport): a disagreement is answered 400 -32020.
 import type { Request } from 'express';
+import { isObject } from '../base/values';
+import { gatedMethod } from './gates';
+import { headerRefusal, type McpRefusal } from './transport-errors';
 
-/** The first protocol revision whose servers refuse a request whose headers and body disagree (JSON-RPC -32020). */
-export const FIRST_HEADER_CHECKED_VERSION = '2026-07-28';
+/**
+ * The revisions whose servers refuse a request whose headers and body disagree (JSON-RPC -32020), of those this
+ * package knows. A later revision is not the gate's to judge: such requests pass on, and the transport answers.
+ */
+export const HEADER_CHECKED_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28']);
+
+/** Where a 2026-07-28 request's body names its revision (the per-request `_meta` envelope). */
+const VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
 const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
 // Canonical Base64 (RFC 4648 §4), padding included: what MCP 2026-07-28 "Value Encoding" asks for, as the SDK checks.
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-// A revision is a date (YYYY-MM-DD); dates compare as strings.
-const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 // `fatal`: bytes that are not UTF-8 are an invalid value; a leading BOM is dropped, as the SDK's decoder drops it.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -69,11 +76,33 @@ export function mcpHeaders(req: Request): McpRequestHeaders {
   };
 }
 
-/**
- * Whether `version` names a revision (2026-07-28 or later) whose servers refuse a request whose `Mcp-Method` or
- * `Mcp-Name` disagree with its body. Only a well-formed date counts: the SDK treats any string that sorts after
- * 2026-07-28 as such a revision, so this is never true where the SDK would skip the comparison.
- */
+/** Whether `version` names a revision this package knows whose servers check the standard headers (2026-07-28). */
 export function checksHeaders(version: string | undefined): boolean {
-  return version !== undefined && REVISION.test(version) && version >= FIRST_HEADER_CHECKED_VERSION;
+  return version !== undefined && HEADER_CHECKED_VERSIONS.has(version);
+}
+
+/**
+ * The 400 -32020 answer a request of a checked revision gets, as the SDK's 2026-07-28 transport gives it, when its
+ * headers disagree with its body: the envelope's revision is not the header's, `Mcp-Method` is missing or is not
+ * the body's method, or a `tools/call`, `resources/read` or `prompts/get` has an `Mcp-Name` that is missing (while
+ * the body names one), invalid, or another name. Undefined for anything else: other revisions, notifications,
+ * batches, and requests without the envelope, which the transport answers itself.
+ */
+export function headerMismatch(req: Request, body: unknown): McpRefusal | undefined {
+  if (req.method !== 'POST') return undefined;
+  const headers = mcpHeaders(req);
+  if (!checksHeaders(headers.version) || !isObject(body) || typeof body.method !== 'string') return undefined;
+  const { id, params } = body;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+  if (typeof meta?.[VERSION_META] !== 'string') return undefined;
+  if (meta[VERSION_META] !== headers.version) return headerRefusal('MCP-Protocol-Version', id);
+  if (headers.method !== body.method) return headerRefusal('Mcp-Method', id);
+  const gated = gatedMethod(body.method);
+  if (gated === undefined) return undefined;
+  const named = (params as Record<string, unknown>)[gated.field];
+  if (headers.name === undefined) return typeof named === 'string' ? headerRefusal('Mcp-Name', id) : undefined;
+  if (headers.name === null || (typeof named === 'string' && headers.name !== named))
+    return headerRefusal('Mcp-Name', id);
+  return undefined;
 }

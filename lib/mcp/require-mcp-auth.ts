@@ -1,20 +1,23 @@
-// requireMcpAuth: one middleware for an MCP endpoint. It verifies as requireVerifiedUser does (through the
-// TokenAuth's route guard), with the scopes of the tools, resources and prompts a request calls and the route's
-// step-up demand, and leaves the SDK's AuthInfo on req.auth.
-import type { Request, RequestHandler } from 'express';
+// requireMcpAuth: one middleware for an MCP endpoint. It settles the JSON-RPC body the transport will run (reading
+// it when no parser did), verifies as requireVerifiedUser does (through the TokenAuth's route guard) with the scopes
+// of the tools, resources and prompts that body calls and the route's step-up demand, answers after the token what
+// the transport itself would refuse, and leaves the SDK's AuthInfo on req.auth.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Duration } from '../base/duration';
-import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
-import { isObject } from '../base/values';
+import { isObject, isThenable } from '../base/values';
 import type { RouteGuard } from '../http/guard';
 import type { JwtClaims } from '../token/claim-modes';
 import type { ScopeReader } from '../token/scope-claim';
 import type { ScopeRequirementInput } from '../token/scopes';
 import { parseStepUp, type RouteRequirement, type StepUp } from '../token/step-up';
 import { toAuthInfo } from './auth-info';
+import { resolveBodyLimit, settleMcpBody, type BodyFault } from './body';
 import { calledItems } from './calls';
 import { callKey, everyGateScope, gateScopes, hasGates, parseGates, type GatedCall, type McpGates } from './gates';
+import { headerMismatch } from './headers';
+import { bodyRefusal, sendRefusal, type McpRefusal } from './transport-errors';
 
 /** Options of `requireMcpAuth(auth, options)`. */
 export interface RequireMcpAuthOptions {
@@ -37,6 +40,11 @@ export interface RequireMcpAuthOptions {
   acr?: readonly string[];
   /** Step-up (RFC 9470), as `requireVerifiedUser`'s: the longest time since the user authenticated (`auth_time`). */
   maxAge?: Duration;
+  /**
+   * The largest JSON body the middleware reads itself when no parser read it, as `express.json()`'s `limit`: bytes,
+   * or a size such as `'1mb'` (default `'100kb'`). A larger body is answered 413 after the token.
+   */
+  limit?: number | string;
 }
 
 const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = {
@@ -46,7 +54,28 @@ const MCP_AUTH_OPTIONS: FieldList<RequireMcpAuthOptions> = {
   prompts: true,
   acr: true,
   maxAge: true,
+  limit: true,
 };
+
+/** The scope a client asks its authorization server for refresh tokens; no operation of a resource needs it. */
+const OFFLINE_ACCESS = 'offline_access';
+
+/**
+ * `offline_access` among the endpoint's or a call's scopes: refused at set-up. MCP 2026-07-28 Authorization,
+ * "Refresh Tokens" (SEP-2207): servers SHOULD NOT name it in a challenge, which would make every client ask for
+ * refresh tokens to call a tool.
+ */
+function refuseOfflineAccess(parts: { all: readonly string[]; any: readonly string[] }, gates: McpGates): void {
+  if ([...parts.all, ...parts.any].includes(OFFLINE_ACCESS))
+    optionError('scopes', `requireMcpAuth option "scopes" must not hold "${OFFLINE_ACCESS}" (a client's to ask for)`);
+  for (const gate of ['tools', 'resources', 'prompts'] as const)
+    for (const [key, scopes] of gates[gate])
+      if (scopes.includes(OFFLINE_ACCESS))
+        optionError(
+          `${gate}.${key}`,
+          `requireMcpAuth option "${gate}" must not hold "${OFFLINE_ACCESS}" (a client's to ask for)`,
+        );
+}
 
 /** The endpoint's requirement as `{ all, any }` lists, to add a call's scopes to (validated by the guard first). */
 function requirementParts(input: ScopeRequirementInput | undefined): {
@@ -77,7 +106,10 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
   options: unknown,
 ): RequestHandler {
   if (options !== undefined && !isObject(options))
-    optionError('', 'requireMcpAuth options must be an object { scopes, tools, resources, prompts, acr, maxAge }');
+    optionError(
+      '',
+      'requireMcpAuth options must be an object { scopes, tools, resources, prompts, acr, maxAge, limit }',
+    );
   const given = (options ?? {}) as RequireMcpAuthOptions;
   knownFields(given, MCP_AUTH_OPTIONS, '', 'requireMcpAuth');
 
@@ -88,6 +120,8 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
     Object.freeze({ scopes: guard.requirement({ all: [...parts.all, ...scopes], any: parts.any }).scopes, stepUp });
   const endpoint: RouteRequirement = Object.freeze({ scopes: guard.requirement(given.scopes).scopes, stepUp });
   const gates: McpGates = parseGates(given);
+  refuseOfflineAccess(parts, gates);
+  const limit = resolveBodyLimit(given.limit);
   const gated = hasGates(gates);
   const everything = requirementWith(everyGateScope(gates));
   // One requirement per gated key, made at set-up; a request calling several gated things gets one made for it.
@@ -95,17 +129,15 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
   for (const gate of ['tools', 'resources', 'prompts'] as const)
     single.set(gate, new Map([...gates[gate]].map(([key, scopes]) => [key, requirementWith(scopes)])));
 
+  // Requests the transport would refuse (a body it cannot run, headers that disagree with it): the answer owed once
+  // the token passed the endpoint's requirement. No call runs, so no call's scopes are asked.
+  const refusals = new WeakMap<Request, McpRefusal>();
+
   function pick(req: Request): RouteRequirement {
-    if (!gated) return endpoint;
+    if (!gated || refusals.has(req)) return endpoint;
     const called = calledItems(req);
-    // The transport would parse the body after us: no call could be seen, so none is let through unseen.
-    if (called.kind === 'unread')
-      throw new TokenAuthError('internal', {
-        reason: 'mcp-body-unread: mount express.json() before requireMcpAuth, or send MCP 2026-07-28 headers',
-      });
-    if (called.kind === 'bad-name') throw new TokenAuthError('invalid_request', { reason: 'mcp-name-encoding' });
     if (called.kind === 'every') return everything;
-    // The gated requirements the calls reach, each once: a call named in the headers and the body is one call.
+    // The gated requirements the calls reach, each once: a batch calling one tool twice needs its scopes once.
     const needed = new Set<RouteRequirement>();
     for (const call of called.calls) {
       const made = single.get(call.gate)?.get(callKey(call.gate, call.key));
@@ -116,8 +148,25 @@ export function mcpAuthMiddleware<C extends JwtClaims>(
     return requirementWith(called.calls.flatMap((call) => gateScopes(gates, call) ?? []));
   }
 
-  return guard.middleware(pick, (req, { claims, token }) => {
+  const verified = guard.middleware(pick, (req, { claims, token }) => {
     // This package's own program declares req.auth as claims; a program that loads the mcp entry sees AuthInfo.
     (req as { auth?: unknown }).auth = toAuthInfo(token, claims, scopesOf(claims), guard.resource);
   });
+
+  /** Verify a request whose body is settled (`fault` if it cannot be handed on); what is owed comes after. */
+  function verify(req: Request, res: Response, next: NextFunction, fault: BodyFault | undefined): void {
+    const refusal = fault === undefined ? headerMismatch(req, req.body) : bodyRefusal(fault, limit);
+    if (refusal !== undefined) refusals.set(req, refusal);
+    verified(req, res, (err?: unknown) => {
+      const owed = refusals.get(req);
+      if (err !== undefined || owed === undefined) next(err);
+      else sendRefusal(res, owed);
+    });
+  }
+
+  return function requireMcpAuth(req, res, next) {
+    const fault = settleMcpBody(req, res, limit);
+    if (isThenable(fault)) fault.then((settled) => verify(req, res, next, settled), next);
+    else verify(req, res, next, fault);
+  };
 }
