@@ -48,21 +48,23 @@ describe('NODE_DEBUG=express-verified-user', () => {
       .split('\n')
       .map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
 
-  it('prints one line per refusal: status, code, reason, iss, kid, alg, and the hint: what was expected, from which option', () => {
+  it('prints one line per refusal: status, code, reason, iss, aud, kid, alg, and the hint: what was expected, from which option', () => {
     expect(lines()).toEqual([
-      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('providers')}`,
-      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
-      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" kid="k2" alg="HS256" ${SHAPE('scopes')}`,
-      `refused 401 invalid_token reason=signature iss="https://tenant.example/" kid="k1" alg="HS256" ${SIGNATURE}`,
-      `refused 401 invalid_token reason=shape:scopes iss="${'i'.repeat(128)}…" kid="${'k'.repeat(128)}…" alg="HS256" ${SHAPE('scopes')}`,
-      'refused 401 invalid_token reason=iss iss="https://tenant.example/" kid="k1" alg="HS256" (expected iss "https://a.example" or "https://b.example", from option "issuer")',
-      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('providers')}`,
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" aud="api" kid="k2" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=signature iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SIGNATURE}`,
+      `refused 401 invalid_token reason=shape:scopes iss="${'i'.repeat(128)}…" aud="api" kid="${'k'.repeat(128)}…" alg="HS256" ${SHAPE('scopes')}`,
+      // A wrong aud shows as iss does: quoted, escaped, cut, and of an array its first four items.
+      `refused 401 invalid_token reason=aud iss="https://tenant.example/" aud=["other-api", "x\\u2028refused 401 fake", "c", "d", …] kid="k1" alg="HS256" (expected aud "api", from option "audience"; the authorization server must issue the token for this API (its identifier, or an RFC 8707 resource indicator))`,
+      'refused 401 invalid_token reason=iss iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" (expected iss "https://a.example" or "https://b.example", from option "issuer")',
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
     ]);
     expect(debug.report.status).toBe(401);
   });
 
   it("ends each refusal's line with the same hint onError gets as err.hint", () => {
-    expect(debug.report.hints).toHaveLength(7);
+    expect(debug.report.hints).toHaveLength(8);
     expect(lines().map((line) => /\((.*)\)$/.exec(line)?.[1])).toEqual(debug.report.hints);
   });
 

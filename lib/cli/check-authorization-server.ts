@@ -1,7 +1,7 @@
 // The authorization-server part of `check`: one issuer's metadata, found as an MCP client finds it (RFC 8414 and
 // OpenID Connect Discovery URLs, in MCP's order), and what a client needs of it: the same issuer, its endpoints,
 // PKCE with S256, a way to register, and (a SHOULD) the `iss` authorization response parameter.
-import { readDocument, shown, type CheckRun } from './check-documents';
+import { readDocument, shown, shownQuoted, type CheckRun } from './check-documents';
 
 const REFS = {
   metadata: 'RFC 8414 §3.1, §3.3; OIDC Discovery §4.3; MCP 2025-11-25 §4.3',
@@ -49,7 +49,7 @@ export async function checkAuthorizationServer(run: CheckRun, issuer: string): P
     return;
   }
   if (metadata.issuer !== issuer) {
-    const said = typeof metadata.issuer === 'string' ? `"${shown(metadata.issuer)}"` : 'absent';
+    const said = typeof metadata.issuer === 'string' ? shownQuoted(metadata.issuer) : 'absent';
     run.report('FAIL', `${who}: metadata at ${from} names issuer ${said}, not the one listed`, REFS.metadata);
     return;
   }

@@ -7,6 +7,7 @@ import {
   fetchableUrl,
   readDocument,
   shown,
+  shownQuoted,
   type CheckLine,
   type CheckRun,
   type CheckStatus,
@@ -80,7 +81,7 @@ function describes(document: MetadataDocument, target: URL, given: string): { ok
   const resource = document.object.resource;
   if (typeof resource !== 'string') return { ok: false, found: 'has no resource' };
   if (resource === target.href || resource === given) return { ok: true, found: 'resource is the probed URL' };
-  return { ok: false, found: `resource is "${shown(resource)}", not the probed ${target.href}` };
+  return { ok: false, found: `resource is ${shownQuoted(resource)}, not the probed ${target.href}` };
 }
 
 /** The requests of one run: each within the run's deadline and its own, counted, bodies capped, none redirected. */
@@ -132,20 +133,20 @@ function checkChallenge(run: CheckRun, answer: ProbeAnswer, target: URL): URL | 
   );
   const error = challenge.params.get('error');
   if (error === undefined) run.report('PASS', 'no error code without a token', REFS.noError);
-  else run.report('FAIL', `error="${shown(error)}" although no token was sent`, REFS.noError);
+  else run.report('FAIL', `error=${shownQuoted(error)} although no token was sent`, REFS.noError);
   const metadata = challenge.params.get('resource_metadata');
   const named = fetchableUrl(metadata, target);
   if (metadata === undefined) run.report('FAIL', 'resource_metadata: absent from the challenge', REFS.resourceMetadata);
   else if (named === undefined)
     run.report(
       'FAIL',
-      `resource_metadata: "${shown(metadata)}" is no https URL check may follow`,
+      `resource_metadata: ${shownQuoted(metadata)} is no https URL check may follow`,
       REFS.resourceMetadata,
     );
   else run.report('PASS', `resource_metadata: ${named.href}`, REFS.resourceMetadata);
   const scope = challenge.params.get('scope');
   if (scope === undefined) run.report('WARN', 'scope: absent (clients then ask for scopes_supported)', REFS.scope);
-  else run.report('PASS', `scope: "${shown(scope)}"`, REFS.scope);
+  else run.report('PASS', `scope: ${shownQuoted(scope)}`, REFS.scope);
   return named;
 }
 

@@ -1,6 +1,7 @@
 // The configuration as refusal hints name it: the key source by its option, the algorithms it allows, the accepted
 // audiences and issuers, and who answers remote questions; read once per TokenAuth (config/refusal-hints.ts).
 import type { TokenAuthError } from '../base/errors';
+import { quoted } from '../base/printable';
 import { JWKS_DEFAULT_ALGORITHMS } from '../keys/jwks';
 import { acceptedList } from '../token/issuer';
 import type { ResolvedOptions } from './options';
@@ -24,7 +25,8 @@ export interface Described {
 
 export type Hint = (c: Described, err: TokenAuthError) => string;
 
-export const quote = (value: string) => JSON.stringify(value);
+/** A configured value (a route's scopes, a claim name) quoted and escaped, not cut: its length is the app's. */
+export const quote = (value: string) => quoted(value, Infinity);
 
 /** The key source as its option names it, with the address it points at. */
 function keyOption(options: ResolvedOptions): string {

@@ -1,7 +1,7 @@
 // What a refused request was expected to carry, and from which option: one hint per refusal reason, made from the
 // resolved configuration (names and values of options; of the token, only its short header fields, quoted and cut).
 import type { TokenAuthError, TokenAuthErrorCode } from '../base/errors';
-import { quotedFact } from '../observe/debug';
+import { quoted } from '../base/printable';
 import { algorithmSpec, type AlgorithmFamily } from '../jose/algorithms';
 import { modeHint } from '../token/claim-modes';
 import { acceptedList } from '../token/issuer';
@@ -23,7 +23,7 @@ const algHint: Hint = (c, err) => {
   const used = err.facts?.alg;
   const head = `expected alg ${acceptedList(c.algorithms)}: what ${c.key} allows (option "algorithms" narrows it, within what the key fits)`;
   if (used === undefined) return `${head}; the token's header has no alg string`;
-  const tail = `; the token used ${quotedFact(used)}`;
+  const tail = `; the token used ${quoted(used)}`;
   if (used.toLowerCase() === 'none') return `${head}${tail}, and "none" is never accepted, whatever the options`;
   const spec = algorithmSpec(used);
   if (spec === undefined) return `${head}${tail}, which this package does not verify`;
@@ -36,7 +36,7 @@ const algHint: Hint = (c, err) => {
 const typHint: Hint = (c, err) => {
   const { typ, mode } = c.options.claims;
   const used = err.facts?.typ;
-  const token = used === undefined ? 'the token has no typ' : `the token's typ is ${quotedFact(used)}`;
+  const token = used === undefined ? 'the token has no typ' : `the token's typ is ${quoted(used)}`;
   const normalized = used?.toLowerCase().replace(/^application\//, '');
   if (normalized !== undefined && normalized.endsWith('+jwt') && normalized !== 'at+jwt')
     return `${token}, which names another kind of JWT than an access token (RFC 8725 §3.11): refused in every claims mode, whatever option "typ" says`;
@@ -52,7 +52,10 @@ const modeRefusal: Hint = (c, err) => {
   const what = err.reason?.slice(err.reason.indexOf(':') + 1) ?? '';
   const because = modeHint(mode, err.reason) ?? `claims: '${mode}' refused it`;
   const of = mode === 'strict' ? "Shape B's" : mode === 'at+jwt' ? "RFC 9068's" : 'claim';
-  return `${of} ${what} is missing or malformed; ${because}`;
+  const position = what.includes('[')
+    ? ' (a provider or field the package does not know is named by its position among the keys, from 0)'
+    : '';
+  return `${of} ${what} is missing or malformed${position}; ${because}`;
 };
 
 /** Step-up (RFC 9470): what the route demands of the user's authentication. */
@@ -83,7 +86,7 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
     'expected no "crit" header (RFC 7515 §4.1.11): no extension is understood, whatever option "algorithms" or "typ" says',
   alg: algHint,
   'key-mismatch': (c, err) =>
-    `the key from ${c.key} for this header cannot verify alg ${quotedFact(err.facts?.alg ?? '')}: key confusion is refused (RFC 8725 §3.1)`,
+    `the key from ${c.key} for this header cannot verify alg ${quoted(err.facts?.alg ?? '')}: key confusion is refused (RFC 8725 §3.1)`,
   signature: (c) =>
     `the signature does not verify with ${c.key}: the token was signed with another key${
       c.options.source.form === 'held' && c.options.source.held.key.type === 'secret'
@@ -93,7 +96,7 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
   'kid-unknown': (c) =>
     `expected a kid that the key set of ${c.key} lists: it was fetched again (at most once per option "key.cooldown") and still lacks it`,
   'kid-no-fit': (c, err) =>
-    `the key set of ${c.key} lists this kid, but not for alg ${quotedFact(err.facts?.alg ?? '')}: expected the alg of the key it names`,
+    `the key set of ${c.key} lists this kid, but not for alg ${quoted(err.facts?.alg ?? '')}: expected the alg of the key it names`,
   'kid-ambiguous': (c) =>
     `expected a kid: the key set of ${c.key} holds several keys for this alg, and a token without kid names none of them`,
   'no-key': () => 'the key resolver of option "key" returned no key for this header',
