@@ -1,7 +1,7 @@
 // What a refused request was expected to carry, and from which option: one hint per refusal reason, made from the
 // resolved configuration (names and values of options; of the token, only its short header fields, quoted and cut).
 import type { TokenAuthError, TokenAuthErrorCode } from '../base/errors';
-import { quoted } from '../base/printable';
+import { escapeControls, quoted } from '../base/printable';
 import { algorithmSpec, type AlgorithmFamily } from '../jose/algorithms';
 import { modeHint } from '../token/claim-modes';
 import { acceptedList } from '../token/issuer';
@@ -213,10 +213,12 @@ function hintOf(c: Described, err: TokenAuthError): string {
 /**
  * The hint maker of one TokenAuth: `err.hint` when its room set one (what a key address answered, the issuers an
  * `iss` routing knows), else what the configuration expected, by reason (or by code for a reason no row names).
+ * Every hint is escaped again as a whole (base/printable.ts): each room quotes what it takes from a token or a
+ * server, and no text a room forgot can break a log line either.
  */
 export function refusalHints(options: ResolvedOptions): (err: TokenAuthError) => string {
   const described = describeConfiguration(options);
-  return (err) => err.hint ?? hintOf(described, err);
+  return (err) => escapeControls(err.hint ?? hintOf(described, err));
 }
 
 /** Every reason with a row of its own, and every prefix: for the test that each reason in lib/ has one. */
