@@ -1,6 +1,7 @@
 // The configuration as refusal hints name it: the key source by its option, the algorithms it allows, the accepted
 // audiences and issuers, and who answers remote questions; read once per TokenAuth (config/refusal-hints.ts).
 import type { TokenAuthError } from '../base/errors';
+import { proxyAssertionOf, type ProxyAssertion } from '../extract/proxy-assertion';
 import { quoted } from '../base/printable';
 import { JWKS_DEFAULT_ALGORITHMS } from '../keys/jwks';
 import { acceptedList } from '../token/issuer';
@@ -21,6 +22,8 @@ export interface Described {
   readonly remote: string;
   /** Where granted scopes are read: `from claim "scope", "scp" or "scopes" (option "scopeClaim")`. */
   readonly scopes: string;
+  /** The proxy header the token is read from, with an edge preset's `getToken` (extract/proxy-assertion.ts). */
+  readonly proxy: ProxyAssertion | undefined;
 }
 
 export type Hint = (c: Described, err: TokenAuthError) => string;
@@ -107,6 +110,7 @@ export function describeConfiguration(options: ResolvedOptions): Described {
     issuer: issuerOf(options, key),
     remote: remoteOf(options, key),
     scopes: scopesOf(options),
+    proxy: proxyAssertionOf(options.getToken),
   };
 }
 

@@ -70,6 +70,8 @@ const stepUpHint: Hint = (_c, err) => {
 /** Hints by exact reason. */
 const BY_REASON: Readonly<Record<string, Hint>> = {
   ...REMOTE_HINTS,
+  'token-in-query': () =>
+    'a token was seen in the query string (access_token=…), where it is never read: URLs end up in logs, browser history and Referer headers (RFC 6750 §2.3, §5.3); send it in the Authorization header, "Bearer <token>"',
   authorization: () =>
     'expected one Authorization header field, "Bearer <token>" (RFC 6750 §2.1); option "getToken" reads the token elsewhere',
   empty: () => 'expected a token after the scheme, "Bearer <token>"; option "getToken" reads the token elsewhere',
@@ -182,7 +184,9 @@ const BY_PREFIX: ReadonlyArray<readonly [string, Hint]> = [
 /** For a failure no row names: what its code expects. */
 const BY_CODE: Readonly<Record<TokenAuthErrorCode, Hint>> = {
   missing_token: (c) =>
-    `expected an Authorization header "Bearer <token>" (RFC 6750 §2.1)${c.options.dpop === undefined ? '' : ' or "DPoP <token>" with a DPoP proof'}; option "getToken" reads the token elsewhere`,
+    c.proxy !== undefined
+      ? `expected header ${c.proxy.header}, which only ${c.proxy.proxy} sets, on the requests it lets through (the ${c.proxy.preset} preset reads no other header, Authorization included): this request did not come through the proxy, or the proxy does not cover this path`
+      : `expected an Authorization header "Bearer <token>" (RFC 6750 §2.1)${c.options.dpop === undefined ? '' : ' or "DPoP <token>" with a DPoP proof'}; option "getToken" reads the token elsewhere`,
   invalid_token: (c) =>
     `the token does not meet the rules of this TokenAuth (${c.key}, claims: '${c.options.claims.mode}')`,
   token_expired: (c) =>
