@@ -15,6 +15,8 @@ export interface CheckLine {
   readonly text: string;
   /** The RFC or MCP sections that state the duty. */
   readonly refs: string;
+  /** After a FAIL (or a WARN): what meets the duty, with this package's calls where it is the resource's. */
+  readonly fix?: string;
 }
 
 /** The answer of one probe, or why there was none (a short phrase). */
@@ -23,7 +25,10 @@ export type ProbeAnswer = BoundedAnswer | string;
 /** How the checks of a run send requests and report lines. */
 export interface CheckRun {
   get(url: string): Promise<ProbeAnswer>;
-  report(status: CheckStatus, text: string, refs: string): void;
+  /** Undefined when the address of `url`'s host may be followed; else why not, and what would change that. */
+  follow(url: string): Promise<{ problem: string; fix: string } | undefined>;
+  /** One line; `fix` is printed after a FAIL or WARN (never a PASS). */
+  report(status: CheckStatus, text: string, refs: string, fix?: string): void;
 }
 
 /** A server's text as check prints it: cut at 200 characters and escaped, by the one escaping (base/printable.ts). */
