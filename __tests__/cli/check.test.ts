@@ -180,6 +180,10 @@ describe('check against broken MCP servers', () => {
         'GET /.well-known/oauth-protected-resource/mcp',
         'GET /.well-known/oauth-protected-resource',
       ]);
+      // docs/mcp.md shows this FAIL line and its fix, for the page's host.
+      const page = readFileSync(join(ROOT, 'docs', 'mcp.md'), 'utf8');
+      const shown = /^ {2}(FAIL {2}resource_metadata: absent from the challenge .*)$/m.exec(page)?.[1];
+      expect(shown).toBe(run.lines[3].split(server.url).join('https://mcp.example.com/mcp'));
     } finally {
       await server.close();
     }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface ChildRun {
@@ -61,6 +62,12 @@ describe('NODE_DEBUG=express-verified-user', () => {
       `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
     ]);
     expect(debug.report.status).toBe(401);
+  });
+
+  it('docs/observability.md shows the wrong-aud line as printed', () => {
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'observability.md'), 'utf8');
+    const shown = /## `NODE_DEBUG` lines[\s\S]*?```text\n(.*)\n```/.exec(page)?.[1];
+    expect(shown?.replace(/^EXPRESS-VERIFIED-USER \d+: /, '')).toBe(lines()[5]);
   });
 
   it("ends each refusal's line with the same hint onError gets as err.hint", () => {
