@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runReportingChild } from '../fixtures/child';
 
 interface ChildRun {
   stderr: string;
@@ -8,28 +8,8 @@ interface ChildRun {
 }
 
 /** Run the refusing child, with NODE_DEBUG as given (and nothing else of the parent's NODE_DEBUG). */
-function run(nodeDebug: string | undefined): Promise<ChildRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_DEBUG;
-  if (nodeDebug !== undefined) env.NODE_DEBUG = nodeDebug;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'debug-refusals.js')], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill(), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`debug-refusals.js exited ${String(code)}: ${err}`));
-      else resolve({ stderr: err, report: JSON.parse(out) as ChildRun['report'] });
-    });
-  });
-}
+const run = (nodeDebug: string | undefined): Promise<ChildRun> =>
+  runReportingChild<ChildRun['report']>('debug-refusals.js', nodeDebug);
 
 const STRICT =
   "claims: 'strict' (the default with option \"key\") accepts only the identity service's Shape B; tokens of other authorization servers (OpenID Connect, RFC 9068) need claims: 'jwt' or 'at+jwt'";

@@ -4,34 +4,12 @@
  * reach no NODE_DEBUG line and no err.hint raw (base/printable.ts). The refusals run in a child process started
  * with NODE_DEBUG=express-verified-user (__tests__/fixtures/hostile-text.js).
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runReportingChild } from '../fixtures/child';
 
 interface Report {
   refusals: Array<{ reason: string; hint: string }>;
   status: number;
   hostile: string;
-}
-
-function run(): Promise<{ stderr: string; report: Report }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'express-verified-user' };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'hostile-text.js')], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill(), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`hostile-text.js exited ${String(code)}: ${err}`));
-      else resolve({ stderr: err, report: JSON.parse(out) as Report });
-    });
-  });
 }
 
 /* eslint-disable no-control-regex -- these patterns match control characters on purpose */
@@ -46,7 +24,7 @@ describe('hostile text from a token or a key address', () => {
   let stderr: string;
   let report: Report;
   beforeAll(async () => {
-    ({ stderr, report } = await run());
+    ({ stderr, report } = await runReportingChild<Report>('hostile-text.js', 'express-verified-user'));
   }, 30_000);
 
   it('refuses each token and the key address, one refusal each', () => {
