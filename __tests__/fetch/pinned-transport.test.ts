@@ -12,7 +12,7 @@ import { fetchBounded, RemoteFetchError } from '../../lib/fetch/bounded-fetch';
 import { pinnedTransport } from '../../lib/fetch/pinned-transport';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
 
-const LOOPBACK = { address: '127.0.0.1', family: 4 } as const;
+const LOOPBACK = [{ address: '127.0.0.1', family: 4 }] as const;
 /** A name under .test (RFC 6761 §6.2): no resolver answers it, so a request reaching a server was pinned. */
 const NAME = 'as.pinned.test';
 
@@ -42,6 +42,16 @@ describe('pinnedTransport over HTTP', () => {
     expect(server.seen.map((seen) => [seen.method, seen.url, seen.headers.host])).toEqual([
       ['GET', '/doc?x=1', `${NAME}:${port}`],
     ]);
+  });
+
+  it('tries the pinned addresses in turn, and only they (::1 refused, then 127.0.0.1, as localhost often resolves)', async () => {
+    const port = new URL(server.origin).port;
+    const both = pinnedTransport([
+      { address: '::1', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
+    expect((await get(`http://${NAME}:${port}/both`, both)).status).toBe(200);
+    expect(server.seen.map((seen) => seen.url)).toEqual(['/both']);
   });
 
   it('sends a POST body with its length', async () => {

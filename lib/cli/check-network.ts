@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, type BlockList } from 'node:net';
 import { addressClass, addressList, ownAddresses, type AddressClass } from '../fetch/address-class';
 import type { Transport } from '../fetch/bounded-fetch';
-import { pinnedTransport, type Pin } from '../fetch/pinned-transport';
+import { pinnedTransport } from '../fetch/pinned-transport';
 import { isLoopbackHost } from '../fetch/remote-url';
 
 /** How a name is resolved: every address, in the resolver's order (`dns.lookup` reads /etc/hosts too). */
@@ -86,7 +86,7 @@ async function until<T>(work: Promise<T>, deadline: number): Promise<T | undefin
 /**
  * The network of a run probing `target`: its own host is always admitted; any other host only when none of its
  * addresses reaches this machine (unless `target` names it), a link-local neighbour, or a private network (unless
- * `allowPrivate`). Each host is resolved once; its connections go to the first address, pinned.
+ * `allowPrivate`). Each host is resolved once; its connections go to the addresses checked, and no others.
  */
 export function probeNetwork(target: URL, allowPrivate: boolean, network: CheckNetwork = {}): ProbeNetwork {
   const own = network.ownAddresses === undefined ? ownAddresses() : addressList(network.ownAddresses);
@@ -129,8 +129,11 @@ export function probeNetwork(target: URL, allowPrivate: boolean, network: CheckN
           if (refused !== undefined) return refused;
         }
       }
-      const pin: Pin = { address: usable[0].address, family: isIP(usable[0].address) === 6 ? 6 : 4 };
-      return { transport: pinnedTransport(pin, network.ca) };
+      const pins = usable.map(({ address }) => ({
+        address,
+        family: isIP(address) === 6 ? (6 as const) : (4 as const),
+      }));
+      return { transport: pinnedTransport(pins, network.ca) };
     },
   };
 }

@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import type { Transport } from './bounded-fetch';
 
-/** The address a connection is pinned to, as `dns.lookup` answers it. */
+/** An address a connection may be pinned to, as `dns.lookup` answers it. */
 export interface Pin {
   readonly address: string;
   readonly family: 4 | 6;
@@ -51,15 +51,21 @@ function streamOf(res: IncomingMessage): ReadableStream<Uint8Array> {
 }
 
 /**
- * A transport for fetchBounded whose connections go to `pin` whatever the URL's name resolves to now, over TCP or
- * TLS (where the name is still the SNI server name and the name the certificate must carry). `ca`: the certificates
- * to trust instead of the system's, for a test's own server.
+ * A transport for fetchBounded whose connections go to the addresses `pins` (all checked beforehand, at least one)
+ * whatever the URL's name resolves to now, over TCP or TLS (where the name is still the SNI server name and the
+ * name the certificate must carry). `ca`: the certificates to trust instead of the system's, for a test's server.
  */
-export function pinnedTransport(pin: Pin, ca?: string | Buffer): Transport {
-  // net.connect asks with { all: true } when it may try several addresses (autoSelectFamily): one, pinned, either way.
+export function pinnedTransport(pins: readonly Pin[], ca?: string | Buffer): Transport {
+  const [first] = pins;
+  // net.connect asks with { all: true } when it tries addresses in turn (autoSelectFamily: `localhost` as ::1, then
+  // 127.0.0.1): the pinned ones, and only they, either way.
   const lookup = (_name: string, options: { all?: boolean }, callback: LookupCallback) => {
-    if (options.all === true) callback(null, [{ address: pin.address, family: pin.family }]);
-    else callback(null, pin.address, pin.family);
+    if (options.all === true)
+      callback(
+        null,
+        pins.map(({ address, family }) => ({ address, family })),
+      );
+    else callback(null, first.address, first.family);
   };
   return (url, init) =>
     new Promise<Response>((resolve, reject) => {
