@@ -39,6 +39,7 @@ const KEY_OPTIONS = {
 const CHECK_OPTIONS = {
   token: { type: 'string' },
   timeout: { type: 'string' },
+  'allow-private': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -111,7 +112,8 @@ async function check(args: string[], write: (text: string) => void): Promise<Out
     totalMs = seconds * 1000;
   }
   const [url] = positionals;
-  const lines = await runCheck({ url, token: values.token, totalMs }, (line) => write(formatLine(line)));
+  const allowPrivate = values['allow-private'] === true;
+  const lines = await runCheck({ url, token: values.token, totalMs, allowPrivate }, (line) => write(formatLine(line)));
   const count = (status: string) => lines.filter((line) => line.status === status).length;
   write(`\n${count('PASS')} passed, ${count('WARN')} warned, ${count('FAIL')} failed\n`);
   return { code: count('FAIL') > 0 ? 1 : 0 };

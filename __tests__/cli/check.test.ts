@@ -44,10 +44,27 @@ async function mcpServer(setUp: (app: express.Express, origin: string) => Return
   };
 }
 
+/** What check says meets a duty it found unmet, for the probed URL `url` (lib/cli/check-duties.ts). */
+const fix = (url: string) => {
+  const resource = `createTokenAuth({ resource: '${url}', … })`;
+  const metadata = `  fix: app.use(auth.protectedResourceMetadata()) at the app's root, with ${resource} (the URL clients call, as a proxy in front shows it)`;
+  return {
+    resourceMetadata: `  fix: ${resource} and app.use(auth.protectedResourceMetadata()): every challenge then names the document`,
+    scope:
+      '  fix: requireMcpAuth(auth, { scopes: [...] }) (or auth.requireVerifiedUser([...])) with option "resource": the 401 then names the scopes',
+    metadata,
+    token: `  fix: ${resource} (or option "audience"), never audience: false: tokens of other audiences are then refused`,
+    unreachable: `  fix: make ${new URL(url).origin} reachable from here (host, port, TLS certificate), then protect the endpoint with requireMcpAuth(auth)`,
+  };
+};
+
 /** The lines of a check run: its stdout without the summary, and the summary. */
 async function check(args: string[]) {
   const outcome = await runCli(['check', ...args], {});
   const stdout = outcome.stdout ?? '';
+  // Every FAIL line, whatever the server did, ends with what fixes it.
+  for (const line of stdout.split('\n').filter((text) => text.startsWith('FAIL')))
+    expect(line).toMatch(/\] {2}fix: \S/);
   return {
     code: outcome.code,
     stdout,
@@ -150,11 +167,11 @@ describe('check against broken MCP servers', () => {
         'PASS  POST without a token: 401  [RFC 6750 §3.1; MCP 2025-11-25 §10]',
         'PASS  WWW-Authenticate: a Bearer challenge  [RFC 6750 §3; RFC 9110 §11.6.1]',
         'PASS  no error code without a token  [RFC 6750 §3.1]',
-        'FAIL  resource_metadata: absent from the challenge  [RFC 9728 §5.1; MCP 2025-06-18 §2.3.1, 2025-11-25 §4.2]',
-        'WARN  scope: absent (clients then ask for scopes_supported)  [MCP 2025-11-25 §4.2 (SHOULD); RFC 6750 §3]',
-        `FAIL  path form ${server.origin}/.well-known/oauth-protected-resource/mcp: answered 404  [RFC 9728 §3.1, §3.3; MCP 2025-11-25 §4.2]`,
+        `FAIL  resource_metadata: absent from the challenge  [RFC 9728 §5.1; MCP 2025-06-18 §2.3.1, 2025-11-25 §4.2]${fix(server.url).resourceMetadata}`,
+        `WARN  scope: absent (clients then ask for scopes_supported)  [MCP 2025-11-25 §4.2 (SHOULD); RFC 6750 §3]${fix(server.url).scope}`,
+        `FAIL  path form ${server.origin}/.well-known/oauth-protected-resource/mcp: answered 404  [RFC 9728 §3.1, §3.3; MCP 2025-11-25 §4.2]${fix(server.url).metadata}`,
         `WARN  root form ${server.origin}/.well-known/oauth-protected-resource: answered 404  [MCP 2025-11-25 §4.2 (fallback)]`,
-        'FAIL  authorization_servers: no metadata document describes this resource  [RFC 9728 §2; MCP 2025-11-25 §4.1]',
+        `FAIL  authorization_servers: no metadata document describes this resource  [RFC 9728 §2; MCP 2025-11-25 §4.1]${fix(server.url).metadata}`,
       ]);
       expect(run.summary).toBe('3 passed, 2 warned, 3 failed');
       expect(run.code).toBe(1);
@@ -163,6 +180,10 @@ describe('check against broken MCP servers', () => {
         'GET /.well-known/oauth-protected-resource/mcp',
         'GET /.well-known/oauth-protected-resource',
       ]);
+      // docs/mcp.md shows this FAIL line and its fix, for the page's host.
+      const page = readFileSync(join(ROOT, 'docs', 'mcp.md'), 'utf8');
+      const shown = /^ {2}(FAIL {2}resource_metadata: absent from the challenge .*)$/m.exec(page)?.[1];
+      expect(shown).toBe(run.lines[3].split(server.url).join('https://mcp.example.com/mcp'));
     } finally {
       await server.close();
     }
@@ -181,10 +202,10 @@ describe('check against broken MCP servers', () => {
       expect(run.lines.slice(3)).toEqual([
         `PASS  resource_metadata: ${server.origin}/.well-known/oauth-protected-resource/api/mcp  [RFC 9728 §5.1; MCP 2025-06-18 §2.3.1, 2025-11-25 §4.2]`,
         'PASS  scope: "mcp:tools"  [MCP 2025-11-25 §4.2 (SHOULD); RFC 6750 §3]',
-        `FAIL  the resource_metadata document: resource is ${other}  [RFC 9728 §3.2, §3.3]`,
-        `FAIL  path form ${server.origin}/.well-known/oauth-protected-resource/mcp: answered 404  [RFC 9728 §3.1, §3.3; MCP 2025-11-25 §4.2]`,
+        `FAIL  the resource_metadata document: resource is ${other}  [RFC 9728 §3.2, §3.3]${fix(server.url).metadata}`,
+        `FAIL  path form ${server.origin}/.well-known/oauth-protected-resource/mcp: answered 404  [RFC 9728 §3.1, §3.3; MCP 2025-11-25 §4.2]${fix(server.url).metadata}`,
         `WARN  root form ${server.origin}/.well-known/oauth-protected-resource: resource is ${other}  [MCP 2025-11-25 §4.2 (fallback)]`,
-        'FAIL  authorization_servers: no metadata document describes this resource  [RFC 9728 §2; MCP 2025-11-25 §4.1]',
+        `FAIL  authorization_servers: no metadata document describes this resource  [RFC 9728 §2; MCP 2025-11-25 §4.1]${fix(server.url).metadata}`,
       ]);
       expect(run.code).toBe(1);
       expect(server.requests).toEqual([
@@ -237,7 +258,9 @@ describe('check against hostile servers: bounded, nothing unsafe printed', () =>
     hostile.handler = hang;
     const run = await check([`${hostile.origin}/mcp`, '--timeout', '1s']);
     expect(run.code).toBe(1);
-    expect(run.lines[0]).toBe('FAIL  POST without a token: no answer (timeout)  [RFC 6750 §3.1; MCP 2025-11-25 §10]');
+    expect(run.lines[0]).toBe(
+      `FAIL  POST without a token: no answer (timeout)  [RFC 6750 §3.1; MCP 2025-11-25 §10]${fix(`${hostile.origin}/mcp`).unreachable}`,
+    );
     expect(run.stdout).toContain('path form');
     expect(run.stdout).toContain('not sent: the run reached its time limit');
     expect(hostile.requests).toBe(1);
@@ -312,10 +335,10 @@ describe('check against hostile servers: bounded, nothing unsafe printed', () =>
     expect(run.lines.slice(-6)).toEqual([
       `PASS  ${weak}: metadata at /weak/.well-known/openid-configuration, issuer identical  ${refs.metadata}`,
       `PASS  ${weak}: authorization_endpoint and token_endpoint  [RFC 8414 §2]`,
-      `FAIL  ${weak}: PKCE S256 missing from code_challenge_methods_supported  ${refs.pkce}`,
-      `FAIL  ${weak}: no registration_endpoint and no client ID metadata documents: only pre-registered clients can sign in  [MCP 2025-11-25 §5.1.4, §5.3; RFC 7591 §3]`,
-      `WARN  ${weak}: authorization_response_iss_parameter_supported not true  [RFC 9207 §2.3; MCP 2026-07-28 §7.1 (SHOULD)]`,
-      `FAIL  ${liar}: metadata at /.well-known/oauth-authorization-server/liar names issuer "https://honest.example", not the one listed  ${refs.metadata}`,
+      `FAIL  ${weak}: PKCE S256 missing from code_challenge_methods_supported  ${refs.pkce}  fix: the authorization server's configuration: support PKCE with S256 and list it in code_challenge_methods_supported`,
+      `FAIL  ${weak}: no registration_endpoint and no client ID metadata documents: only pre-registered clients can sign in  [MCP 2025-11-25 §5.1.4, §5.3; RFC 7591 §3]  fix: the authorization server's configuration: open dynamic client registration (RFC 7591; oidc-provider: features.registration) or client ID metadata documents`,
+      `WARN  ${weak}: authorization_response_iss_parameter_supported not true  [RFC 9207 §2.3; MCP 2026-07-28 §7.1 (SHOULD)]  fix: the authorization server's configuration: send iss in authorization responses (RFC 9207) and say so in its metadata`,
+      `FAIL  ${liar}: metadata at /.well-known/oauth-authorization-server/liar names issuer "https://honest.example", not the one listed  ${refs.metadata}  fix: give option "issuerBaseURL" (or "issuer") exactly as the issuer names itself in its metadata (RFC 8414 §3.3)`,
     ]);
     expect(run.code).toBe(1);
     expect(hostile.seen.map((seen) => seen.url).filter((url) => url?.includes('weak'))).toEqual([
@@ -347,7 +370,7 @@ describe('check against hostile servers: bounded, nothing unsafe printed', () =>
       'FAIL  the resource_metadata document: no answer (network error, or a redirect, which check does not follow)',
     );
     expect(run.lines.at(-1)).toBe(
-      'FAIL  --token (another audience): 200, accepted  [RFC 8707 §2; RFC 6750 §3.1; MCP 2025-11-25 §9.2]',
+      `FAIL  --token (another audience): 200, accepted  [RFC 8707 §2; RFC 6750 §3.1; MCP 2025-11-25 §9.2]${fix(`${hostile.origin}/mcp`).token}`,
     );
     expect(run.stdout).not.toContain('another-secret-token');
     expect(hostile.seen.map((seen) => seen.url)).not.toContain('/elsewhere');
@@ -372,7 +395,15 @@ describe('check: bad input is exit code 2', () => {
 
   it('--help names every option and the exit codes', async () => {
     const help = (await runCli(['check', '--help'], {})).stdout ?? '';
-    for (const text of ['--token <token>', '--timeout <duration>', 'PASS', 'WARN', 'FAIL', 'Exit codes'])
+    for (const text of [
+      '--token <token>',
+      '--timeout <duration>',
+      '--allow-private',
+      'PASS',
+      'WARN',
+      'FAIL',
+      'Exit codes',
+    ])
       expect(help).toContain(text);
     expect((await runCli(['help', 'check'], {})).stdout).toBe(help);
   });

@@ -131,7 +131,10 @@ describe('refusal hints', () => {
           maxAge: 600,
         });
         const hint = explain(err);
-        const refusal = !['internal', 'method_not_allowed', 'not_found', 'invalid_request'].includes(code);
+        // A token in the URL is refused by RFC 6750 §2.3 and §5.3, not by an option: its hint names none.
+        const refusal =
+          !['internal', 'method_not_allowed', 'not_found', 'invalid_request'].includes(code) &&
+          reason !== 'token-in-query';
         if (hint.trim() === '') problems.push(`${reason}: empty`);
         if (refusal && !/option "|options "|claims: '/.test(hint)) problems.push(`${reason}: names no option: ${hint}`);
         // The token's header fields appear quoted and cut at 128 characters at most; its kid and iss never.

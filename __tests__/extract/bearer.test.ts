@@ -1,4 +1,4 @@
-import { alphabetFault, bearerCredential, extractBearer, isPreflight } from '../../lib/extract/bearer';
+import { alphabetFault, bearerCredential, extractBearer, isPreflight, tokenInQuery } from '../../lib/extract/bearer';
 import { TokenAuthError } from '../../lib/base/errors';
 import { NOW, shapeB, sign } from '../fixtures/issuer';
 
@@ -98,5 +98,20 @@ describe('bearerCredential and alphabetFault', () => {
         expect(composed).toBe(direct);
       }
     }
+  });
+});
+
+describe('tokenInQuery (RFC 6750 §2.3, seen but never read)', () => {
+  it.each([
+    ['/me?access_token=abc', true],
+    ['/me?page=2&access_token=', true],
+    ['/me?access%5Ftoken=abc', true],
+    ['/me?token=abc', false],
+    ['/me#access_token=abc', false],
+    ['/access_token=abc', false],
+    ['/me', false],
+    [undefined, false],
+  ])('%p → %p', (url, seen) => {
+    expect(tokenInQuery(url)).toBe(seen);
   });
 });

@@ -20,6 +20,14 @@ import {
 import { sign } from '../fixtures/issuer';
 
 const MISSING = { status: 'error', message: 'Missing access token' };
+
+/** The hint of a request without the proxy's header: that header, who alone sets it, and no Authorization or getToken. */
+function expectProxyHint(err: TokenAuthError, header: string, proxy: string, preset: string): void {
+  expect(err.hint).toBe(
+    `expected header ${header}, which only ${proxy} sets, on the requests it lets through (the ${preset} preset reads no other header, Authorization included): this request did not come through the proxy, or the proxy does not cover this path`,
+  );
+  expect(err.hint).not.toMatch(/getToken|"Bearer <token>"/);
+}
 const INVALID = { status: 'error', message: 'Invalid access token' };
 
 /** A TokenAuth from `options` whose refusals are recorded, and an app around it. */
@@ -59,6 +67,7 @@ describe.each(EXPRESS_VERSIONS)('cloudflareAccess (%s)', (_name, express) => {
     const res = await get(app, `Bearer ${cf.mint()}`, 'Authorization').expect(401);
     expect(res.body).toEqual(MISSING);
     expect(refusals.map((err) => err.code)).toEqual(['missing_token']);
+    expectProxyHint(refusals[0], 'Cf-Access-Jwt-Assertion', 'Cloudflare Access', 'cloudflareAccess');
     auth.close();
   });
 
@@ -114,8 +123,9 @@ describe.each(EXPRESS_VERSIONS)('googleIap (%s)', (_name, express) => {
   });
 
   it('answers 401 missing_token for the same token as Authorization: Bearer', async () => {
-    const { app, auth } = recorded(express, preset());
+    const { app, auth, refusals } = recorded(express, preset());
     expect((await get(app, `Bearer ${iap.mint()}`, 'Authorization').expect(401)).body).toEqual(MISSING);
+    expectProxyHint(refusals[0], 'x-goog-iap-jwt-assertion', 'Google Cloud IAP', 'googleIap');
     auth.close();
   });
 
@@ -180,8 +190,9 @@ describe.each(EXPRESS_VERSIONS)('awsAlb (%s)', (_name, express) => {
   });
 
   it('answers 401 missing_token for the same token as Authorization: Bearer', async () => {
-    const { app, auth } = recorded(express, preset());
+    const { app, auth, refusals } = recorded(express, preset());
     expect((await get(app, `Bearer ${alb.mint()}`, 'Authorization').expect(401)).body).toEqual(MISSING);
+    expectProxyHint(refusals[0], 'x-amzn-oidc-data', "an AWS ALB's authenticate action", 'awsAlb');
     auth.close();
   });
 

@@ -115,6 +115,34 @@ describe.each(EXPRESS_VERSIONS)('refusal hints, through %s', (_name, express) =>
     expect(failure.hint).toMatch(/^Shape B's scopes is missing or malformed; claims: 'strict'/);
   });
 
+  it('a token in the query string (access_token=…): 401 missing_token, never read, the hint says one was seen there and never echoes it', async () => {
+    const failures: TokenAuthError[] = [];
+    const auth = createTokenAuth({
+      key: { secret: SECRET },
+      issuer: false,
+      audience: false,
+      onError: (e) => failures.push(e),
+    });
+    opened.push(auth);
+    const app = express();
+    app.get('/me', auth.requireVerifiedUser(), (_req, res) => res.json({ ok: true }));
+    const token = sign(shapeB());
+    const res = await request(app).get(`/me?page=2&access_token=${token}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ status: 'error', message: 'Missing access token' });
+    // Without the parameter: the usual missing-token refusal, no reason.
+    await request(app).get('/me?page=2&token=x').expect(401);
+    expect(failures.map((err) => [err.code, err.reason])).toEqual([
+      ['missing_token', 'token-in-query'],
+      ['missing_token', undefined],
+    ]);
+    expect(failures[0].hint).toBe(
+      'a token was seen in the query string (access_token=…), where it is never read: URLs end up in logs, browser history and Referer headers (RFC 6750 §2.3, §5.3); send it in the Authorization header, "Bearer <token>"',
+    );
+    for (const part of token.split('.'))
+      for (let at = 0; at + 12 <= part.length; at += 6) expect(failures[0].hint).not.toContain(part.slice(at, at + 12));
+  });
+
   it("key.jwksUri set to the issuer's base URL: 503 jwks-fetch, and a hint saying what it answered and to use issuerBaseURL", async () => {
     const { res, failure } = await refused(
       express,

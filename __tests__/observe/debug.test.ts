@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runReportingChild } from '../fixtures/child';
 
 interface ChildRun {
   stderr: string;
@@ -7,28 +8,8 @@ interface ChildRun {
 }
 
 /** Run the refusing child, with NODE_DEBUG as given (and nothing else of the parent's NODE_DEBUG). */
-function run(nodeDebug: string | undefined): Promise<ChildRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_DEBUG;
-  if (nodeDebug !== undefined) env.NODE_DEBUG = nodeDebug;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'debug-refusals.js')], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill(), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`debug-refusals.js exited ${String(code)}: ${err}`));
-      else resolve({ stderr: err, report: JSON.parse(out) as ChildRun['report'] });
-    });
-  });
-}
+const run = (nodeDebug: string | undefined): Promise<ChildRun> =>
+  runReportingChild<ChildRun['report']>('debug-refusals.js', nodeDebug);
 
 const STRICT =
   "claims: 'strict' (the default with option \"key\") accepts only the identity service's Shape B; tokens of other authorization servers (OpenID Connect, RFC 9068) need claims: 'jwt' or 'at+jwt'";
@@ -48,21 +29,29 @@ describe('NODE_DEBUG=express-verified-user', () => {
       .split('\n')
       .map((line) => line.replace(/^EXPRESS-VERIFIED-USER \d+: /, ''));
 
-  it('prints one line per refusal: status, code, reason, iss, kid, alg, and the hint: what was expected, from which option', () => {
+  it('prints one line per refusal: status, code, reason, iss, aud, kid, alg, and the hint: what was expected, from which option', () => {
     expect(lines()).toEqual([
-      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('providers')}`,
-      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
-      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" kid="k2" alg="HS256" ${SHAPE('scopes')}`,
-      `refused 401 invalid_token reason=signature iss="https://tenant.example/" kid="k1" alg="HS256" ${SIGNATURE}`,
-      `refused 401 invalid_token reason=shape:scopes iss="${'i'.repeat(128)}…" kid="${'k'.repeat(128)}…" alg="HS256" ${SHAPE('scopes')}`,
-      'refused 401 invalid_token reason=iss iss="https://tenant.example/" kid="k1" alg="HS256" (expected iss "https://a.example" or "https://b.example", from option "issuer")',
-      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=shape:providers iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('providers')}`,
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=shape:scopes iss="evil\\nrefused 401 fake" aud="api" kid="k2" alg="HS256" ${SHAPE('scopes')}`,
+      `refused 401 invalid_token reason=signature iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SIGNATURE}`,
+      `refused 401 invalid_token reason=shape:scopes iss="${'i'.repeat(128)}…" aud="api" kid="${'k'.repeat(128)}…" alg="HS256" ${SHAPE('scopes')}`,
+      // A wrong aud shows as iss does: quoted, escaped, cut, and of an array its first four items.
+      `refused 401 invalid_token reason=aud iss="https://tenant.example/" aud=["other-api", "x\\u2028refused 401 fake", "c", "d", …] kid="k1" alg="HS256" (expected aud "api", from option "audience"; the authorization server must issue the token for this API (its identifier, or an RFC 8707 resource indicator))`,
+      'refused 401 invalid_token reason=iss iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" (expected iss "https://a.example" or "https://b.example", from option "issuer")',
+      `refused 401 invalid_token reason=shape:scopes iss="https://tenant.example/" aud="api" kid="k1" alg="HS256" ${SHAPE('scopes')}`,
     ]);
     expect(debug.report.status).toBe(401);
   });
 
+  it('docs/observability.md shows the wrong-aud line as printed', () => {
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'observability.md'), 'utf8');
+    const shown = /## `NODE_DEBUG` lines[\s\S]*?```text\n(.*)\n```/.exec(page)?.[1];
+    expect(shown?.replace(/^EXPRESS-VERIFIED-USER \d+: /, '')).toBe(lines()[5]);
+  });
+
   it("ends each refusal's line with the same hint onError gets as err.hint", () => {
-    expect(debug.report.hints).toHaveLength(7);
+    expect(debug.report.hints).toHaveLength(8);
     expect(lines().map((line) => /\((.*)\)$/.exec(line)?.[1])).toEqual(debug.report.hints);
   });
 

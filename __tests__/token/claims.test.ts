@@ -44,18 +44,21 @@ describe('the Shape B check of linked accounts', () => {
       'providers.google.email',
     ],
     ['a known field that is not a string', { google: { ...google, picture: 5 } }, 'providers.google.picture'],
-    ['an extra field that is not a string', { google: { ...google, age: 3 } }, 'providers.google.age'],
-    ['the first of two wrong values', { google: { ...google, a: 1, b: 2 } }, 'providers.google.a'],
+    // Fields and providers the package does not know are named by position, never by the token's own text.
+    ['an extra field that is not a string', { google: { ...google, age: 3 } }, 'providers.google[4]'],
+    ['the first of two wrong values', { google: { ...google, a: 1, b: 2 } }, 'providers.google[4]'],
     ['null outside the Discord avatar', { roblox: { id: 'r1', username: null } }, 'providers.roblox.username'],
     ['an empty id', { roblox: { id: '', username: 'a' } }, 'providers.roblox.id'],
-    ['an account that is not an object', { github: ['h1'] }, 'providers.github'],
+    ['an account that is not an object', { github: ['h1'] }, 'providers[0]'],
+    ['an unknown provider without id', { google, 'evil\r\nrefused 401 fake': { name: 'x' } }, 'providers[1].id'],
+    ['an unknown field of an unknown provider', { github: { id: 'h1', 'a\u2028b': 5 } }, 'providers[0][1]'],
     ['the second account when the first is good', { google, roblox: { id: 'r1' } }, 'providers.roblox.username'],
   ])('refuses %s, naming its path', (_case, providers, path) => {
     expect(shapeBViolation(withProviders(providers))).toBe(path);
   });
 
-  it('reads a provider named like an Object.prototype member as any other', () => {
+  it('reads a provider named like an Object.prototype member as any other (named by its position)', () => {
     const providers = JSON.parse('{"constructor":{"id":"c1"},"__proto__":{"id":"p1","n":1}}') as unknown;
-    expect(shapeBViolation(withProviders(providers))).toBe('providers.__proto__.n');
+    expect(shapeBViolation(withProviders(providers))).toBe('providers[1][1]');
   });
 });

@@ -67,35 +67,17 @@ export function misspellingNote(
   return ` (${near.join(' and ')} ${near.length === 1 ? 'is' : 'are'} set: a misspelling of ${wanted}?)`;
 }
 
-/** The variables an option is conventionally read from: `issuerBaseURL` → ISSUER_BASE_URL and TOKEN_ISSUER_BASE_URL. */
-export function variablesFor(option: string): string[] {
-  const name = option.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
-  return [name, `TOKEN_${name}`];
-}
-
 /**
- * `issuerBaseURL: process.env.ISSUER_BASE_URL` with the variable unset: the option is present but undefined. Says so
- * (rather than naming the option that is then missing), with the variables it was probably read from, which of
- * them are set, and near misses that are (names only, never values); `instead` says what else would do.
+ * An option present but undefined (`issuerBaseURL: process.env.ISSUER_BASE_URL` with the variable unset): says so,
+ * rather than that another option is missing, and that an environment variable it was read from is probably unset,
+ * without naming one: which variable the app's code read, the package cannot know (JWT_SECRET, AUTH0_ISSUER_BASE_URL
+ * …). Only the default instance, which reads TOKEN_* itself, names its variables (config/environment.ts).
+ * `consequence` follows the head (`, so no key is configured`); `instead` says what else would do.
  */
-export function undefinedOptionMessage(option: string, env: NodeJS.ProcessEnv, instead: string): string {
-  const head = `option "${option}" was given as undefined`;
-  const variables = variablesFor(option);
-  const set = variables.filter((name) => env[name] !== undefined && env[name] !== '');
-  if (set.length > 0) {
-    return (
-      `${head}, though ${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set in process.env: check the ` +
-      `variable name your code reads (${option}: process.env.${set[0]}), or ${instead}`
-    );
-  }
-  const near = [...new Set(variables.flatMap((name) => misspellingsOf(name, env, variables)))];
-  const misspelt =
-    near.length === 0
-      ? ''
-      : `; ${near.join(' and ')} ${near.length === 1 ? 'is' : 'are'} set: a misspelling of ${variables[0]}?`;
+export function undefinedOptionMessage(option: string, consequence: string, instead: string): string {
   return (
-    `${head}: probably read from an environment variable that is not set in this process (${variables.join(' and ')} ` +
-    `are unset${misspelt}). Set the variable your code reads (and load your .env file before createTokenAuth runs), ` +
-    `or ${instead}`
+    `option "${option}" was given as undefined${consequence}: if your code read it from an environment variable, ` +
+    'that variable is probably unset in this process. Set it (check the name your code reads, and that your .env ' +
+    `file is loaded before createTokenAuth runs), or ${instead}`
   );
 }

@@ -1,3 +1,6 @@
+// TokenAuthError and its codes, statuses, challenges and facts: what every room refuses with.
+import { MAX_ITEMS } from './printable';
+
 /** Stable error codes: what a failure is, independent of its wording. */
 export type TokenAuthErrorCode =
   | 'missing_token'
@@ -63,6 +66,11 @@ export interface TokenFacts {
   kid?: string;
   typ?: string;
   iss?: string;
+  /**
+   * The payload's `aud`: a string as the token has it, or of an array its first items (MAX_ITEMS + 1, so that a
+   * debug line can say there were more), so that a remembered fault never holds more of a hostile array.
+   */
+  aud?: string | readonly unknown[];
 }
 
 /** Extra facts that shape an error's headers, or explain it to a log (never to a client). */
@@ -206,7 +214,7 @@ export function asTokenAuthError(err: unknown): TokenAuthError {
   return new TokenAuthError('internal', { reason: 'unexpected', cause: err });
 }
 
-/** The loggable facts of a decoded token: `alg`, `kid`, `typ` of its header and a string `iss`. */
+/** The loggable facts of a decoded token: `alg`, `kid`, `typ` of its header, a string `iss` and its `aud`. */
 export function tokenFacts(
   header: { alg: string; kid?: string; typ?: unknown },
   payload: Record<string, unknown> | undefined,
@@ -215,6 +223,9 @@ export function tokenFacts(
   if (header.kid !== undefined) facts.kid = header.kid;
   if (typeof header.typ === 'string') facts.typ = header.typ;
   if (typeof payload?.iss === 'string') facts.iss = payload.iss;
+  const aud = payload?.aud;
+  if (typeof aud === 'string') facts.aud = aud;
+  else if (Array.isArray(aud)) facts.aud = aud.slice(0, MAX_ITEMS + 1);
   return facts;
 }
 

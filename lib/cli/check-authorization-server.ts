@@ -1,7 +1,8 @@
 // The authorization-server part of `check`: one issuer's metadata, found as an MCP client finds it (RFC 8414 and
 // OpenID Connect Discovery URLs, in MCP's order), and what a client needs of it: the same issuer, its endpoints,
-// PKCE with S256, a way to register, and (a SHOULD) the `iss` authorization response parameter.
-import { readDocument, shown, type CheckRun } from './check-documents';
+// PKCE with S256, a way to register, and (a SHOULD) the `iss` authorization response parameter. What fixes a FAIL
+// here is the authorization server's configuration, or the issuer the resource's options list.
+import { readDocument, shown, shownQuoted, type CheckRun } from './check-documents';
 
 const REFS = {
   metadata: 'RFC 8414 §3.1, §3.3; OIDC Discovery §4.3; MCP 2025-11-25 §4.3',
@@ -9,6 +10,19 @@ const REFS = {
   pkce: 'MCP 2025-11-25 §11.4; RFC 7636 §4.2',
   registration: 'MCP 2025-11-25 §5.1.4, §5.3; RFC 7591 §3',
   iss: 'RFC 9207 §2.3; MCP 2026-07-28 §7.1 (SHOULD)',
+};
+
+const FIXES = {
+  metadata:
+    'list an issuer that publishes RFC 8414 or OpenID Connect metadata: the document lists option "issuerBaseURL" (or "issuer"), given as the issuer names itself',
+  issuer:
+    'give option "issuerBaseURL" (or "issuer") exactly as the issuer names itself in its metadata (RFC 8414 §3.3)',
+  endpoints:
+    "the authorization server's configuration: its metadata must name authorization_endpoint and token_endpoint",
+  pkce: "the authorization server's configuration: support PKCE with S256 and list it in code_challenge_methods_supported",
+  registration:
+    "the authorization server's configuration: open dynamic client registration (RFC 7591; oidc-provider: features.registration) or client ID metadata documents",
+  iss: "the authorization server's configuration: send iss in authorization responses (RFC 9207) and say so in its metadata",
 };
 
 /**
@@ -31,6 +45,12 @@ const isUrl = (value: unknown) => typeof value === 'string' && URL.canParse(valu
 
 /** Check one authorization server (an issuer an accepted metadata document lists), reporting through `run`. */
 export async function checkAuthorizationServer(run: CheckRun, issuer: string): Promise<void> {
+  const who = shown(issuer);
+  const refused = await run.follow(issuer);
+  if (refused !== undefined) {
+    run.report('FAIL', `${who}: not followed: ${refused.problem}`, REFS.metadata, refused.fix);
+    return;
+  }
   const tried: string[] = [];
   let metadata: Record<string, unknown> | undefined;
   let from = '';
@@ -43,14 +63,18 @@ export async function checkAuthorizationServer(run: CheckRun, issuer: string): P
     }
     tried.push(`${new URL(url).pathname} ${document.problem}`);
   }
-  const who = shown(issuer);
   if (metadata === undefined) {
-    run.report('FAIL', `${who}: no metadata (${tried.join('; ')})`, REFS.metadata);
+    run.report('FAIL', `${who}: no metadata (${tried.join('; ')})`, REFS.metadata, FIXES.metadata);
     return;
   }
   if (metadata.issuer !== issuer) {
-    const said = typeof metadata.issuer === 'string' ? `"${shown(metadata.issuer)}"` : 'absent';
-    run.report('FAIL', `${who}: metadata at ${from} names issuer ${said}, not the one listed`, REFS.metadata);
+    const said = typeof metadata.issuer === 'string' ? shownQuoted(metadata.issuer) : 'absent';
+    run.report(
+      'FAIL',
+      `${who}: metadata at ${from} names issuer ${said}, not the one listed`,
+      REFS.metadata,
+      FIXES.issuer,
+    );
     return;
   }
   run.report('PASS', `${who}: metadata at ${from}, issuer identical`, REFS.metadata);
@@ -60,6 +84,7 @@ export async function checkAuthorizationServer(run: CheckRun, issuer: string): P
     missing.length === 0 ? 'PASS' : 'FAIL',
     `${who}: ${missing.length === 0 ? 'authorization_endpoint and token_endpoint' : `no ${missing.join(' and no ')}`}`,
     REFS.endpoints,
+    FIXES.endpoints,
   );
 
   const methods = metadata.code_challenge_methods_supported;
@@ -68,6 +93,7 @@ export async function checkAuthorizationServer(run: CheckRun, issuer: string): P
     s256 ? 'PASS' : 'FAIL',
     `${who}: PKCE ${s256 ? 'S256 in' : 'S256 missing from'} code_challenge_methods_supported`,
     REFS.pkce,
+    FIXES.pkce,
   );
 
   const ways: string[] = [];
@@ -77,6 +103,7 @@ export async function checkAuthorizationServer(run: CheckRun, issuer: string): P
     ways.length > 0 ? 'PASS' : 'FAIL',
     `${who}: ${ways.length > 0 ? `clients register by ${ways.join(' and ')}` : 'no registration_endpoint and no client ID metadata documents: only pre-registered clients can sign in'}`,
     REFS.registration,
+    FIXES.registration,
   );
 
   const iss = metadata.authorization_response_iss_parameter_supported === true;
@@ -84,5 +111,6 @@ export async function checkAuthorizationServer(run: CheckRun, issuer: string): P
     iss ? 'PASS' : 'WARN',
     `${who}: authorization_response_iss_parameter_supported ${iss ? 'true' : 'not true'}`,
     REFS.iss,
+    FIXES.iss,
   );
 }

@@ -1,5 +1,6 @@
 // What `check` reads and prints, shared by its rooms: the probe's answers, metadata documents read as RFC 9728 §3.2
 // and RFC 8414 §3.2 ask, addresses it may follow, a server's text made safe for a terminal, and the report's lines.
+import { MAX_SERVER_TEXT, printable, quoted } from '../base/printable';
 import { isJsonMediaType } from '../base/values';
 import type { BoundedAnswer } from '../fetch/bounded-fetch';
 import { isLoopbackHost } from '../fetch/remote-url';
@@ -14,6 +15,8 @@ export interface CheckLine {
   readonly text: string;
   /** The RFC or MCP sections that state the duty. */
   readonly refs: string;
+  /** After a FAIL (or a WARN): what meets the duty, with this package's calls where it is the resource's. */
+  readonly fix?: string;
 }
 
 /** The answer of one probe, or why there was none (a short phrase). */
@@ -22,28 +25,17 @@ export type ProbeAnswer = BoundedAnswer | string;
 /** How the checks of a run send requests and report lines. */
 export interface CheckRun {
   get(url: string): Promise<ProbeAnswer>;
-  report(status: CheckStatus, text: string, refs: string): void;
+  /** Undefined when the address of `url`'s host may be followed; else why not, and what would change that. */
+  follow(url: string): Promise<{ problem: string; fix: string } | undefined>;
+  /** One line; `fix` is printed after a FAIL or WARN (never a PASS). */
+  report(status: CheckStatus, text: string, refs: string, fix?: string): void;
 }
 
-/** C0 and C1 controls, line and paragraph separators, and bidi overrides and isolates: never printed as they are. */
-function unsafe(code: number): boolean {
-  return (
-    code <= 0x1f ||
-    (code >= 0x7f && code <= 0x9f) ||
-    (code >= 0x2028 && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
+/** A server's text as check prints it: cut at 200 characters and escaped, by the one escaping (base/printable.ts). */
+export const shown = (value: string): string => printable(value, MAX_SERVER_TEXT);
 
-/** A server's text made safe to print: those characters escaped (`\u001b`), at most 200 characters kept. */
-export function shown(value: string): string {
-  let out = '';
-  for (const char of value.length > 200 ? `${value.slice(0, 200)}…` : value) {
-    const code = char.codePointAt(0) ?? 0;
-    out += unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-  }
-  return out;
-}
+/** A server's text quoted as JSON quotes a string (`"` and `\` escaped too), cut and escaped as `shown`. */
+export const shownQuoted = (value: string): string => quoted(value, MAX_SERVER_TEXT);
 
 /**
  * An address a probed server may send check to: https, or http on loopback (RFC 9728 §3, RFC 8414 §2 ask for

@@ -1,12 +1,16 @@
 // `express-verified-user check <url>`: probes a deployed protected resource (an MCP server) as an MCP client would,
 // without credentials, and reports one PASS, WARN (a SHOULD not met) or FAIL line per duty with its RFC or MCP
-// section. Bounded: a deadline for the run and each request, a request budget, a byte cap, no redirects followed.
+// section, and for a FAIL the call that fixes it. Bounded: a deadline for the run and each request, a request
+// budget, a byte cap, no redirects followed, every host's address checked and pinned (check-network.ts).
 import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { checkAuthorizationServer } from './check-authorization-server';
+import { fixes, REFS, type Fixes } from './check-duties';
+import { probeNetwork, type CheckNetwork, type ProbeNetwork } from './check-network';
 import {
   fetchableUrl,
   readDocument,
   shown,
+  shownQuoted,
   type CheckLine,
   type CheckRun,
   type CheckStatus,
@@ -37,6 +41,10 @@ export interface CheckRequest {
   readonly token?: string;
   /** Longest run, in milliseconds (default `CHECK_LIMITS.totalMs`). */
   readonly totalMs?: number;
+  /** Follow addresses in private ranges (10/8, 172.16/12, 192.168/16, fc00::/7) that a server names (`--allow-private`). */
+  readonly allowPrivate?: boolean;
+  /** How names are resolved and which addresses are this machine's (for tests: check-network.ts); the system's by default. */
+  readonly network?: CheckNetwork;
 }
 
 /** The probed URL: absolute http(s), no credentials or fragment (a UsageError otherwise). */
@@ -61,35 +69,28 @@ const INITIALIZE = JSON.stringify({
   },
 });
 
-const REFS = {
-  unauthenticated: 'RFC 6750 §3.1; MCP 2025-11-25 §10',
-  challenge: 'RFC 6750 §3; RFC 9110 §11.6.1',
-  noError: 'RFC 6750 §3.1',
-  resourceMetadata: 'RFC 9728 §5.1; MCP 2025-06-18 §2.3.1, 2025-11-25 §4.2',
-  scope: 'MCP 2025-11-25 §4.2 (SHOULD); RFC 6750 §3',
-  named: 'RFC 9728 §3.2, §3.3',
-  pathForm: 'RFC 9728 §3.1, §3.3; MCP 2025-11-25 §4.2',
-  rootForm: 'MCP 2025-11-25 §4.2 (fallback)',
-  servers: 'RFC 9728 §2; MCP 2025-11-25 §4.1',
-  token: 'RFC 8707 §2; RFC 6750 §3.1; MCP 2025-11-25 §9.2',
-};
-
 /** Whether a document describes the probed resource (RFC 9728 §3.3: `resource` identical), and what it says. */
 function describes(document: MetadataDocument, target: URL, given: string): { ok: boolean; found: string } {
   if ('problem' in document) return { ok: false, found: document.problem };
   const resource = document.object.resource;
   if (typeof resource !== 'string') return { ok: false, found: 'has no resource' };
   if (resource === target.href || resource === given) return { ok: true, found: 'resource is the probed URL' };
-  return { ok: false, found: `resource is "${shown(resource)}", not the probed ${target.href}` };
+  return { ok: false, found: `resource is ${shownQuoted(resource)}, not the probed ${target.href}` };
 }
 
-/** The requests of one run: each within the run's deadline and its own, counted, bodies capped, none redirected. */
-function boundedSender(deadline: number, signal: AbortSignal) {
+/**
+ * The requests of one run: each within the run's deadline and its own, counted, bodies capped, none redirected, and
+ * sent only to an address the network admits, pinned (its name is not looked up again to connect).
+ */
+function boundedSender(deadline: number, signal: AbortSignal, network: ProbeNetwork) {
   let sent = 0;
   return async (url: string, headers: Record<string, string>, body?: string): Promise<ProbeAnswer> => {
+    if (deadline - Date.now() <= 0) return 'not sent: the run reached its time limit';
+    if (sent >= CHECK_LIMITS.maxRequests) return 'not sent: the run used its request budget';
+    const admission = await network.admit(new URL(url), Math.min(deadline, Date.now() + CHECK_LIMITS.requestMs));
+    if ('problem' in admission) return 'fix' in admission ? `not followed: ${admission.problem}` : admission.problem;
     const left = deadline - Date.now();
     if (left <= 0) return 'not sent: the run reached its time limit';
-    if (sent >= CHECK_LIMITS.maxRequests) return 'not sent: the run used its request budget';
     sent += 1;
     try {
       return await fetchBounded(url, {
@@ -99,6 +100,7 @@ function boundedSender(deadline: number, signal: AbortSignal) {
         maxBytes: CHECK_LIMITS.maxBytes,
         signal,
         kind: 'discovery',
+        transport: admission.transport,
       });
     } catch (err) {
       const failure = err instanceof RemoteFetchError ? err.failure : 'network';
@@ -110,9 +112,10 @@ function boundedSender(deadline: number, signal: AbortSignal) {
 }
 
 /** The 401 without a token and its challenge; answers the metadata URL the challenge names, if one can be fetched. */
-function checkChallenge(run: CheckRun, answer: ProbeAnswer, target: URL): URL | undefined {
+function checkChallenge(run: CheckRun, answer: ProbeAnswer, target: URL, fix: Fixes): URL | undefined {
   const status = typeof answer === 'string' ? answer : String(answer.status);
-  run.report(status === '401' ? 'PASS' : 'FAIL', `POST without a token: ${status}`, REFS.unauthenticated);
+  const cure = typeof answer === 'string' ? fix.unreachable : fix.unauthenticated;
+  run.report(status === '401' ? 'PASS' : 'FAIL', `POST without a token: ${status}`, REFS.unauthenticated, cure);
   const field = typeof answer === 'string' ? null : answer.headers.get('www-authenticate');
   const challenges = field === null ? [] : parseChallenges(field);
   const challenge = challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop');
@@ -122,6 +125,7 @@ function checkChallenge(run: CheckRun, answer: ProbeAnswer, target: URL): URL | 
       'FAIL',
       `WWW-Authenticate: ${field === null ? 'none' : `no Bearer challenge (${schemes})`}`,
       REFS.challenge,
+      fix.challenge,
     );
     return undefined;
   }
@@ -132,20 +136,23 @@ function checkChallenge(run: CheckRun, answer: ProbeAnswer, target: URL): URL | 
   );
   const error = challenge.params.get('error');
   if (error === undefined) run.report('PASS', 'no error code without a token', REFS.noError);
-  else run.report('FAIL', `error="${shown(error)}" although no token was sent`, REFS.noError);
+  else run.report('FAIL', `error=${shownQuoted(error)} although no token was sent`, REFS.noError, fix.noError);
   const metadata = challenge.params.get('resource_metadata');
   const named = fetchableUrl(metadata, target);
-  if (metadata === undefined) run.report('FAIL', 'resource_metadata: absent from the challenge', REFS.resourceMetadata);
+  if (metadata === undefined)
+    run.report('FAIL', 'resource_metadata: absent from the challenge', REFS.resourceMetadata, fix.resourceMetadata);
   else if (named === undefined)
     run.report(
       'FAIL',
-      `resource_metadata: "${shown(metadata)}" is no https URL check may follow`,
+      `resource_metadata: ${shownQuoted(metadata)} is no https URL check may follow`,
       REFS.resourceMetadata,
+      fix.resourceMetadata,
     );
   else run.report('PASS', `resource_metadata: ${named.href}`, REFS.resourceMetadata);
   const scope = challenge.params.get('scope');
-  if (scope === undefined) run.report('WARN', 'scope: absent (clients then ask for scopes_supported)', REFS.scope);
-  else run.report('PASS', `scope: "${shown(scope)}"`, REFS.scope);
+  if (scope === undefined)
+    run.report('WARN', 'scope: absent (clients then ask for scopes_supported)', REFS.scope, fix.scope);
+  else run.report('PASS', `scope: ${shownQuoted(scope)}`, REFS.scope);
   return named;
 }
 
@@ -158,6 +165,7 @@ async function checkDocuments(
   target: URL,
   given: string,
   named: URL | undefined,
+  fix: Fixes,
 ): Promise<Record<string, unknown> | undefined> {
   const read = new Map<string, Promise<MetadataDocument>>();
   const accepted: Array<Record<string, unknown>> = [];
@@ -168,16 +176,19 @@ async function checkDocuments(
     if (verdict.ok && 'object' in document) accepted.push(document.object);
     return verdict;
   };
-  if (named !== undefined) {
+  const refused = named === undefined ? undefined : await run.follow(named.href);
+  if (refused !== undefined)
+    run.report('FAIL', `the resource_metadata document: not followed: ${refused.problem}`, REFS.named, refused.fix);
+  else if (named !== undefined) {
     const verdict = await look(named.href);
-    run.report(verdict.ok ? 'PASS' : 'FAIL', `the resource_metadata document: ${verdict.found}`, REFS.named);
+    run.report(verdict.ok ? 'PASS' : 'FAIL', `the resource_metadata document: ${verdict.found}`, REFS.named, fix.named);
   }
   const root = `${target.origin}/.well-known/oauth-protected-resource`;
   const pathForm = target.pathname === '/' ? root : `${root}${target.pathname}`;
   const byPath = await look(pathForm);
   // Without its path form a resource is still found, through the challenge, when the document named there is good.
   const fallback = accepted.length > 0 ? 'WARN' : 'FAIL';
-  run.report(byPath.ok ? 'PASS' : fallback, `path form ${pathForm}: ${byPath.found}`, REFS.pathForm);
+  run.report(byPath.ok ? 'PASS' : fallback, `path form ${pathForm}: ${byPath.found}`, REFS.pathForm, fix.pathForm);
   if (pathForm !== root) {
     const byRoot = await look(root);
     run.report(byRoot.ok ? 'PASS' : 'WARN', `root form ${root}: ${byRoot.found}`, REFS.rootForm);
@@ -190,9 +201,11 @@ async function checkAuthorizationServers(
   run: CheckRun,
   target: URL,
   document: Record<string, unknown> | undefined,
+  fix: Fixes,
 ): Promise<void> {
   if (document === undefined) {
-    run.report('FAIL', 'authorization_servers: no metadata document describes this resource', REFS.servers);
+    const text = 'authorization_servers: no metadata document describes this resource';
+    run.report('FAIL', text, REFS.servers, fix.servers);
     return;
   }
   const listed = document.authorization_servers;
@@ -204,6 +217,7 @@ async function checkAuthorizationServers(
       'FAIL',
       'authorization_servers: not a non-empty list of https issuer URLs check may follow',
       REFS.servers,
+      fix.serverList,
     );
     return;
   }
@@ -215,10 +229,10 @@ async function checkAuthorizationServers(
 }
 
 /** What the server answered a token it must refuse: a 401 passes, anything else fails. */
-function checkRefusal(run: CheckRun, answer: ProbeAnswer): void {
+function checkRefusal(run: CheckRun, answer: ProbeAnswer, fix: Fixes): void {
   const what = '--token (another audience)';
   if (typeof answer === 'string') {
-    run.report('FAIL', `${what}: ${answer}`, REFS.token);
+    run.report('FAIL', `${what}: ${answer}`, REFS.token, fix.token);
     return;
   }
   if (answer.status === 401) {
@@ -228,7 +242,7 @@ function checkRefusal(run: CheckRun, answer: ProbeAnswer): void {
     return;
   }
   const why = answer.status === 403 ? 'taken for a valid token short of scope' : 'accepted';
-  run.report('FAIL', `${what}: ${answer.status}, ${why}`, REFS.token);
+  run.report('FAIL', `${what}: ${answer.status}, ${why}`, REFS.token, fix.token);
 }
 
 /**
@@ -238,12 +252,23 @@ function checkRefusal(run: CheckRun, answer: ProbeAnswer): void {
 export async function runCheck(request: CheckRequest, write: (line: CheckLine) => void): Promise<CheckLine[]> {
   const target = targetOf(request.url);
   const controller = new AbortController();
-  const send = boundedSender(Date.now() + (request.totalMs ?? CHECK_LIMITS.totalMs), controller.signal);
+  const deadline = Date.now() + (request.totalMs ?? CHECK_LIMITS.totalMs);
+  const network = probeNetwork(target, request.allowPrivate === true, request.network);
+  const send = boundedSender(deadline, controller.signal, network);
+  const fix = fixes(target);
   const lines: CheckLine[] = [];
   const run: CheckRun = {
     get: (url) => send(url, { Accept: 'application/json' }),
-    report(status: CheckStatus, text: string, refs: string) {
-      const line = { status, text, refs };
+    async follow(url) {
+      const admission = await network.admit(new URL(url), Math.min(deadline, Date.now() + CHECK_LIMITS.requestMs));
+      return 'problem' in admission && admission.fix !== undefined
+        ? { problem: admission.problem, fix: admission.fix }
+        : undefined;
+    },
+    report(status: CheckStatus, text: string, refs: string, fix?: string) {
+      // What fixes a duty is said where it is not met; a PASS line says nothing more.
+      const line: CheckLine =
+        status === 'PASS' || fix === undefined ? { status, text, refs } : { status, text, refs, fix };
       lines.push(line);
       write(line);
     },
@@ -255,16 +280,16 @@ export async function runCheck(request: CheckRequest, write: (line: CheckLine) =
       INITIALIZE,
     );
   try {
-    const named = checkChallenge(run, await post(), target);
-    await checkAuthorizationServers(run, target, await checkDocuments(run, target, request.url, named));
-    if (request.token !== undefined) checkRefusal(run, await post({ Authorization: `Bearer ${request.token}` }));
+    const named = checkChallenge(run, await post(), target, fix);
+    await checkAuthorizationServers(run, target, await checkDocuments(run, target, request.url, named, fix), fix);
+    if (request.token !== undefined) checkRefusal(run, await post({ Authorization: `Bearer ${request.token}` }), fix);
   } finally {
     controller.abort();
   }
   return lines;
 }
 
-/** `PASS  text  [refs]`, one line. */
+/** `FAIL  text  [refs]  fix: …`, one line (the fix after a FAIL or WARN that has one). */
 export function formatLine(line: CheckLine): string {
-  return `${line.status}  ${line.text}  [${line.refs}]\n`;
+  return `${line.status}  ${line.text}  [${line.refs}]${line.fix === undefined ? '' : `  fix: ${line.fix}`}\n`;
 }

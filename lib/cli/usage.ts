@@ -85,7 +85,7 @@ Keep dev keys out of production: anyone with the private key can mint tokens you
 `;
 
 /** `express-verified-user check --help`. */
-export const CHECK_HELP = `Usage: express-verified-user check <url> [--token <token>] [--timeout <duration>]
+export const CHECK_HELP = `Usage: express-verified-user check <url> [--token <token>] [--timeout <duration>] [--allow-private]
 
 Probe a deployed protected resource (an MCP server's endpoint, such as https://mcp.example.com/mcp) as an
 MCP client would, without credentials, and print one line per duty with the RFC or MCP section it comes from:
@@ -102,8 +102,18 @@ Options:
   --token <token>       also send a token the server must refuse, one issued for another audience
                         (RFC 8707): it must answer 401. The token is sent once and never printed
   --timeout <duration>  longest run (default 30s); each request waits at most 5s
+  --allow-private       also follow hosts the server names that resolve to a private address
+                        (10/8, 172.16/12, 192.168/16, fc00::/7): for a deployment inside your own network
 
-Lines: PASS (a duty met), WARN (a SHOULD not met), FAIL (a duty not met). At most 17 requests, no redirect
-followed, documents read up to 64 KiB, at most 4 authorization servers checked.
+Lines: PASS (a duty met), WARN (a SHOULD not met), FAIL (a duty not met, followed by "fix:" and what
+meets it). At most 17 requests, no redirect followed, documents read up to 64 KiB, at most 4
+authorization servers checked.
+
+Where check connects: <url> itself, whatever it resolves to. Any other host the server names is resolved
+once and the connection pinned to that address (TLS still checks the certificate for the name); it is not
+followed when an address is loopback, unspecified, link-local (169.254.169.254 among them) or one of this
+machine's own, unless <url> itself names this machine (localhost, 127.0.0.1, [::1] or one of its
+addresses), nor when it is private, unless --allow-private.
+
 Exit codes: 0 no FAIL, 1 a FAIL, 2 bad input.
 `;

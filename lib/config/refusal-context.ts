@@ -1,6 +1,8 @@
 // The configuration as refusal hints name it: the key source by its option, the algorithms it allows, the accepted
 // audiences and issuers, and who answers remote questions; read once per TokenAuth (config/refusal-hints.ts).
 import type { TokenAuthError } from '../base/errors';
+import { proxyAssertionOf, type ProxyAssertion } from '../extract/proxy-assertion';
+import { quoted } from '../base/printable';
 import { JWKS_DEFAULT_ALGORITHMS } from '../keys/jwks';
 import { acceptedList } from '../token/issuer';
 import type { ResolvedOptions } from './options';
@@ -20,11 +22,14 @@ export interface Described {
   readonly remote: string;
   /** Where granted scopes are read: `from claim "scope", "scp" or "scopes" (option "scopeClaim")`. */
   readonly scopes: string;
+  /** The proxy header the token is read from, with an edge preset's `getToken` (extract/proxy-assertion.ts). */
+  readonly proxy: ProxyAssertion | undefined;
 }
 
 export type Hint = (c: Described, err: TokenAuthError) => string;
 
-export const quote = (value: string) => JSON.stringify(value);
+/** A configured value (a route's scopes, a claim name) quoted and escaped, not cut: its length is the app's. */
+export const quote = (value: string) => quoted(value, Infinity);
 
 /** The key source as its option names it, with the address it points at. */
 function keyOption(options: ResolvedOptions): string {
@@ -105,6 +110,7 @@ export function describeConfiguration(options: ResolvedOptions): Described {
     issuer: issuerOf(options, key),
     remote: remoteOf(options, key),
     scopes: scopesOf(options),
+    proxy: proxyAssertionOf(options.getToken),
   };
 }
 

@@ -1,7 +1,7 @@
 // What a refused request was expected to carry, and from which option: one hint per refusal reason, made from the
 // resolved configuration (names and values of options; of the token, only its short header fields, quoted and cut).
 import type { TokenAuthError, TokenAuthErrorCode } from '../base/errors';
-import { quotedFact } from '../observe/debug';
+import { escapeControls, quoted } from '../base/printable';
 import { algorithmSpec, type AlgorithmFamily } from '../jose/algorithms';
 import { modeHint } from '../token/claim-modes';
 import { acceptedList } from '../token/issuer';
@@ -23,7 +23,7 @@ const algHint: Hint = (c, err) => {
   const used = err.facts?.alg;
   const head = `expected alg ${acceptedList(c.algorithms)}: what ${c.key} allows (option "algorithms" narrows it, within what the key fits)`;
   if (used === undefined) return `${head}; the token's header has no alg string`;
-  const tail = `; the token used ${quotedFact(used)}`;
+  const tail = `; the token used ${quoted(used)}`;
   if (used.toLowerCase() === 'none') return `${head}${tail}, and "none" is never accepted, whatever the options`;
   const spec = algorithmSpec(used);
   if (spec === undefined) return `${head}${tail}, which this package does not verify`;
@@ -36,7 +36,7 @@ const algHint: Hint = (c, err) => {
 const typHint: Hint = (c, err) => {
   const { typ, mode } = c.options.claims;
   const used = err.facts?.typ;
-  const token = used === undefined ? 'the token has no typ' : `the token's typ is ${quotedFact(used)}`;
+  const token = used === undefined ? 'the token has no typ' : `the token's typ is ${quoted(used)}`;
   const normalized = used?.toLowerCase().replace(/^application\//, '');
   if (normalized !== undefined && normalized.endsWith('+jwt') && normalized !== 'at+jwt')
     return `${token}, which names another kind of JWT than an access token (RFC 8725 §3.11): refused in every claims mode, whatever option "typ" says`;
@@ -52,7 +52,10 @@ const modeRefusal: Hint = (c, err) => {
   const what = err.reason?.slice(err.reason.indexOf(':') + 1) ?? '';
   const because = modeHint(mode, err.reason) ?? `claims: '${mode}' refused it`;
   const of = mode === 'strict' ? "Shape B's" : mode === 'at+jwt' ? "RFC 9068's" : 'claim';
-  return `${of} ${what} is missing or malformed; ${because}`;
+  const position = what.includes('[')
+    ? ' (a provider or field the package does not know is named by its position among the keys, from 0)'
+    : '';
+  return `${of} ${what} is missing or malformed${position}; ${because}`;
 };
 
 /** Step-up (RFC 9470): what the route demands of the user's authentication. */
@@ -67,6 +70,8 @@ const stepUpHint: Hint = (_c, err) => {
 /** Hints by exact reason. */
 const BY_REASON: Readonly<Record<string, Hint>> = {
   ...REMOTE_HINTS,
+  'token-in-query': () =>
+    'a token was seen in the query string (access_token=…), where it is never read: URLs end up in logs, browser history and Referer headers (RFC 6750 §2.3, §5.3); send it in the Authorization header, "Bearer <token>"',
   authorization: () =>
     'expected one Authorization header field, "Bearer <token>" (RFC 6750 §2.1); option "getToken" reads the token elsewhere',
   empty: () => 'expected a token after the scheme, "Bearer <token>"; option "getToken" reads the token elsewhere',
@@ -83,7 +88,7 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
     'expected no "crit" header (RFC 7515 §4.1.11): no extension is understood, whatever option "algorithms" or "typ" says',
   alg: algHint,
   'key-mismatch': (c, err) =>
-    `the key from ${c.key} for this header cannot verify alg ${quotedFact(err.facts?.alg ?? '')}: key confusion is refused (RFC 8725 §3.1)`,
+    `the key from ${c.key} for this header cannot verify alg ${quoted(err.facts?.alg ?? '')}: key confusion is refused (RFC 8725 §3.1)`,
   signature: (c) =>
     `the signature does not verify with ${c.key}: the token was signed with another key${
       c.options.source.form === 'held' && c.options.source.held.key.type === 'secret'
@@ -93,7 +98,7 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
   'kid-unknown': (c) =>
     `expected a kid that the key set of ${c.key} lists: it was fetched again (at most once per option "key.cooldown") and still lacks it`,
   'kid-no-fit': (c, err) =>
-    `the key set of ${c.key} lists this kid, but not for alg ${quotedFact(err.facts?.alg ?? '')}: expected the alg of the key it names`,
+    `the key set of ${c.key} lists this kid, but not for alg ${quoted(err.facts?.alg ?? '')}: expected the alg of the key it names`,
   'kid-ambiguous': (c) =>
     `expected a kid: the key set of ${c.key} holds several keys for this alg, and a token without kid names none of them`,
   'no-key': () => 'the key resolver of option "key" returned no key for this header',
@@ -172,7 +177,9 @@ const BY_PREFIX: ReadonlyArray<readonly [string, Hint]> = [
 /** For a failure no row names: what its code expects. */
 const BY_CODE: Readonly<Record<TokenAuthErrorCode, Hint>> = {
   missing_token: (c) =>
-    `expected an Authorization header "Bearer <token>" (RFC 6750 §2.1)${c.options.dpop === undefined ? '' : ' or "DPoP <token>" with a DPoP proof'}; option "getToken" reads the token elsewhere`,
+    c.proxy !== undefined
+      ? `expected header ${c.proxy.header}, which only ${c.proxy.proxy} sets, on the requests it lets through (the ${c.proxy.preset} preset reads no other header, Authorization included): this request did not come through the proxy, or the proxy does not cover this path`
+      : `expected an Authorization header "Bearer <token>" (RFC 6750 §2.1)${c.options.dpop === undefined ? '' : ' or "DPoP <token>" with a DPoP proof'}; option "getToken" reads the token elsewhere`,
   invalid_token: (c) =>
     `the token does not meet the rules of this TokenAuth (${c.key}, claims: '${c.options.claims.mode}')`,
   token_expired: (c) =>
@@ -203,10 +210,12 @@ function hintOf(c: Described, err: TokenAuthError): string {
 /**
  * The hint maker of one TokenAuth: `err.hint` when its room set one (what a key address answered, the issuers an
  * `iss` routing knows), else what the configuration expected, by reason (or by code for a reason no row names).
+ * Every hint is escaped again as a whole (base/printable.ts): each room quotes what it takes from a token or a
+ * server, and no text a room forgot can break a log line either.
  */
 export function refusalHints(options: ResolvedOptions): (err: TokenAuthError) => string {
   const described = describeConfiguration(options);
-  return (err) => err.hint ?? hintOf(described, err);
+  return (err) => escapeControls(err.hint ?? hintOf(described, err));
 }
 
 /** Every reason with a row of its own, and every prefix: for the test that each reason in lib/ has one. */

@@ -72,10 +72,7 @@ function systemClock(): number {
 
 function acceptedValues(value: unknown, name: 'issuer' | 'audience', given = false): ReadonlySet<string> | false {
   if (value === undefined && given)
-    optionError(
-      name,
-      undefinedOptionMessage(name, process.env, `pass false to leave the ${name} unchecked on purpose`),
-    );
+    optionError(name, undefinedOptionMessage(name, '', `pass false to leave the ${name} unchecked on purpose`));
   if (value === undefined) {
     const or = name === 'audience' ? ' unless "resource" is given' : '';
     optionError(name, `option "${name}" is required${or} (pass false to leave the ${name} unchecked on purpose)`);

@@ -7,6 +7,7 @@ import { isObject } from '../base/values';
 import type { TokenAuthOptions } from '../config/options';
 import type { JwtClaims } from '../token/claim-modes';
 import { isLoopbackHost } from '../fetch/remote-url';
+import { markProxyAssertion, type ProxyAssertion } from '../extract/proxy-assertion';
 
 /**
  * What a preset returns: options for `createTokenAuth`, with `claims: 'jwt'`, which spread into a larger options
@@ -18,14 +19,16 @@ export type EdgeOptions = TokenAuthOptions<JwtClaims> & { claims: 'jwt' };
 export type PresetName = 'cloudflareAccess' | 'googleIap' | 'awsAlb';
 
 /**
- * The `getToken` of a preset: the value of its proxy's request header `name` (lower case), or undefined when the
- * request has none. No other header is read, so a token sent as `Authorization: Bearer` is not one of the proxy's.
+ * The `getToken` of a preset: the value of its proxy's request header (`assertion.header`, any case), or undefined
+ * when the request has none. No other header is read, so a token sent as `Authorization: Bearer` is not one of the
+ * proxy's. Marked with the header and the proxy, so that a request without it is told which header was expected.
  */
-export function assertionHeader(name: string): (req: Request) => string | undefined {
-  return (req) => {
+export function assertionHeader(assertion: ProxyAssertion): (req: Request) => string | undefined {
+  const name = assertion.header.toLowerCase();
+  return markProxyAssertion((req: Request) => {
     const value = req.headers[name];
     return typeof value === 'string' ? value : undefined;
-  };
+  }, assertion);
 }
 
 /** The preset's arguments: an object with only the fields it takes. */

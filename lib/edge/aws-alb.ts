@@ -89,7 +89,11 @@ export function awsAlb(options: AwsAlbOptions): EdgeOptions {
     };
   };
   const alb: EdgeOptions & { [PRESET_KEYS]: PresetKeys } = {
-    getToken: assertionHeader('x-amzn-oidc-data'),
+    getToken: assertionHeader({
+      header: 'x-amzn-oidc-data',
+      proxy: "an AWS ALB's authenticate action",
+      preset: 'awsAlb',
+    }),
     issuer,
     // The ALB's claims carry no aud; `client` in its header says which client they were issued to.
     audience: false,

@@ -28,7 +28,11 @@ export function cloudflareAccess(options: CloudflareAccessOptions): EdgeOptions 
   // The token's iss is the team domain without a trailing slash.
   const teamDomain = url.origin;
   return {
-    getToken: assertionHeader('cf-access-jwt-assertion'),
+    getToken: assertionHeader({
+      header: 'Cf-Access-Jwt-Assertion',
+      proxy: 'Cloudflare Access',
+      preset: 'cloudflareAccess',
+    }),
     key: { jwksUri: `${teamDomain}/cdn-cgi/access/certs` },
     issuer: teamDomain,
     audience: presetStrings(given.audience, 'cloudflareAccess', 'audience', "the Access application's AUD tag"),

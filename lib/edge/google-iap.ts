@@ -40,7 +40,11 @@ export function googleIap(options: GoogleIapOptions): EdgeOptions {
   const jwksUri =
     given.jwksUri === undefined ? IAP_JWKS_URI : presetUrl(given.jwksUri, 'googleIap', 'jwksUri', IAP_JWKS_URI).href;
   return {
-    getToken: assertionHeader('x-goog-iap-jwt-assertion'),
+    getToken: assertionHeader({
+      header: 'x-goog-iap-jwt-assertion',
+      proxy: 'Google Cloud IAP',
+      preset: 'googleIap',
+    }),
     key: { jwksUri },
     issuer: IAP_ISSUER,
     audience,

@@ -99,6 +99,16 @@ function isAuthorizationName(name: string): boolean {
   );
 }
 
+/**
+ * Whether a request's URL carries an `access_token` query parameter (RFC 6750 §2.3). Such a token is never read:
+ * URLs end up in logs, browser history and Referer headers (RFC 6750 §5.3). Asked only for a request that brought
+ * no token otherwise, so that its refusal can say one was seen there (reason `token-in-query`); never its value.
+ */
+export function tokenInQuery(url: string | undefined): boolean {
+  const at = url === undefined ? -1 : url.indexOf('?');
+  return at >= 0 && new URLSearchParams((url as string).slice(at + 1)).has('access_token');
+}
+
 /** The same syntax and length rules for a token handed over directly (`verify(token)`, `getToken`). */
 export function checkTokenSyntax(token: unknown, maxTokenLength: number, syntax: TokenSyntax): string | TokenAuthError {
   if (typeof token !== 'string' || token.length === 0) return invalid('empty');

@@ -30,6 +30,19 @@ export interface BoundedAnswer {
   bytes: number;
 }
 
+/** What a transport is given to send: fetchBounded's request, its redirects refused, ended by `signal`. */
+export interface TransportInit {
+  readonly method: 'GET' | 'POST';
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+  readonly signal: AbortSignal;
+}
+
+/** How one request is sent: global fetch by default; `check`'s probe pins its address (pinned-transport.ts). */
+export type Transport = (url: string, init: TransportInit) => Promise<Response>;
+
+const fetchTransport: Transport = (url, init) => fetch(url, { ...init, redirect: 'error' });
+
 /** Limits of one remote call. */
 export interface BoundedFetchOptions {
   headers: Record<string, string>;
@@ -45,6 +58,8 @@ export interface BoundedFetchOptions {
   body?: string;
   /** Read the body of any status too, within `maxBytes` (an OAuth error's JSON, RFC 6749 §5.2); default: 200 only. */
   readErrorBody?: boolean;
+  /** How the request is sent (default: global fetch, redirects refused); its answer is bounded the same. */
+  transport?: Transport;
 }
 
 // setTimeout fires at once for delays past 2^31-1 ms; a longer timeout than that means "practically none".
@@ -103,11 +118,10 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
 
   try {
     const method = options.body === undefined ? 'GET' : 'POST';
-    const request = fetch(url, {
+    const request = (options.transport ?? fetchTransport)(url, {
       method,
       headers: options.headers,
       body: options.body,
-      redirect: 'error',
       signal: linked ?? controller.signal,
     });
     // An answer that comes after the call ended is discarded unread.

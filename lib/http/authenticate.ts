@@ -1,7 +1,7 @@
 // The request pipeline behind every middleware: extract → verify → binding → revocation → scopes, answering with
 // claims or a TokenAuthError. The only room that knows the whole request path; Express types only, no responses.
 import type { Request } from 'express';
-import { alphabetFault, checkTokenSyntax, type TokenSyntax } from '../extract/bearer';
+import { alphabetFault, checkTokenSyntax, tokenInQuery, type TokenSyntax } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
 import { debugRefusal } from '../observe/debug';
 import { refusalHints } from '../config/refusal-hints';
@@ -154,7 +154,9 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     if (token instanceof TokenAuthError) throw token;
     if (token === undefined || token === null) {
       if (route.tokenOptional) return undefined;
-      throw new TokenAuthError('missing_token');
+      // A token in the URL is never read; the refusal only says that one was seen there.
+      const inQuery = req !== undefined && tokenInQuery(req.originalUrl ?? req.url);
+      throw new TokenAuthError('missing_token', inQuery ? { reason: 'token-in-query' } : undefined);
     }
     if (route.tokenSeen !== undefined && req !== undefined) route.tokenSeen(req, token);
     const { requirement } = route;

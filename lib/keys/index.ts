@@ -23,7 +23,6 @@ import {
 } from './discovery-options';
 import type { TenantRule } from '../token/issuer';
 import { jwksKeySource } from './jwks';
-import { undefinedKeyFieldMessage } from './hints';
 import { undefinedOptionMessage } from '../base/env-names';
 import { checkJwksAddress } from './wrong-document';
 import {
@@ -102,7 +101,7 @@ export function readKeyOption(
   const key = options.key;
   // `issuerBaseURL: process.env.ISSUER_BASE_URL` with the variable unset: say so, rather than "key is required".
   if (key === undefined && 'issuerBaseURL' in options)
-    optionError('issuerBaseURL', undefinedOptionMessage('issuerBaseURL', process.env, 'give key (and issuer) instead'));
+    optionError('issuerBaseURL', undefinedOptionMessage('issuerBaseURL', '', 'give key (and issuer) instead'));
   if (key === undefined)
     optionError(
       'key',
@@ -121,7 +120,10 @@ export function readKeyOption(
   // `{ secret: process.env.TOKEN_SECRET }` with the variable unset: say so, rather than "exactly one of".
   const unset = names.find((form) => form in key && key[form] === undefined);
   if (given.length === 0 && unset !== undefined)
-    optionError(`key.${unset}`, undefinedKeyFieldMessage(unset, process.env));
+    optionError(
+      `key.${unset}`,
+      undefinedOptionMessage(`key.${unset}`, ', so no key is configured', 'pass another key form'),
+    );
   if (given.length !== 1) {
     optionError(
       'key',

@@ -1,12 +1,10 @@
 // A key address that serves the other kind of document: a JWKS given as `issuerBaseURL`, or discovery metadata
 // given as `key.jwksUri`. Caught at set-up when the path says so, else when the answer shows it (for logs).
 import { optionError } from '../base/option-error';
+import { MAX_SERVER_TEXT, quoted as quotedText } from '../base/printable';
 import { isObject } from '../base/values';
 
 const USE_JWKS_URI = 'issuerBaseURL points at a JWKS; use key: { jwksUri } (and issuer) instead';
-
-/** Longest remote-supplied value quoted in a hint: a hostile server cannot flood a log line. */
-const MAX_QUOTED = 200;
 
 /** A document of the wrong kind: a short reason for `TokenAuthError.reason`, and a hint saying what to change. */
 export class WrongDocumentError extends Error {
@@ -19,9 +17,9 @@ export class WrongDocumentError extends Error {
   }
 }
 
-/** A value for a hint, cut to MAX_QUOTED characters and quoted (remote-supplied values included). */
+/** A value for a hint, remote-supplied ones included: quoted, escaped and cut (base/printable.ts). */
 export function quoted(value: unknown): string {
-  return JSON.stringify(String(value).slice(0, MAX_QUOTED));
+  return quotedText(String(value), MAX_SERVER_TEXT);
 }
 
 /** The path of a metadata address, with what precedes `/.well-known/…` (the issuer's own path), or undefined. */

@@ -2,6 +2,7 @@
 // audience are checked with the authorization server's own keys before a word of it is believed.
 import type { KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
+import { MAX_SERVER_TEXT, quotedValue } from '../base/printable';
 import { isObject, isThenable } from '../base/values';
 import { aboutToken } from './answer-class';
 import { checkHeader, decodeJws, isJwsText, normalizeTyp, type DecodedJws } from '../jose/jws';
@@ -44,12 +45,6 @@ export interface SignedAnswer {
   iat: number;
 }
 
-/** The `aud` an answer names, as a short safe text for a hint (a configuration fault, seen by the operator). */
-function audText(aud: unknown): string {
-  const text = JSON.stringify(aud) ?? String(aud);
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
 function namesUs(aud: unknown, audiences: readonly string[]): boolean {
   if (typeof aud === 'string') return audiences.includes(aud);
   return Array.isArray(aud) && aud.some((one) => typeof one === 'string' && audiences.includes(one));
@@ -79,7 +74,7 @@ export async function readSignedAnswer(text: string, context: SignedAnswerContex
   if (!namesUs(claims.aud, context.audiences)) {
     const expected = context.audiences.map((name) => JSON.stringify(name)).join(', ');
     throw unbelievable('introspection-jwt-aud', {
-      hint: `the signed answer's aud is ${audText(claims.aud)}; expected one of ${expected} (introspection.clientId, audience, resource)`,
+      hint: `the signed answer's aud is ${quotedValue(claims.aud, MAX_SERVER_TEXT)}; expected one of ${expected} (introspection.clientId, audience, resource)`,
     });
   }
   const iat = claims.iat;

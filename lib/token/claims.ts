@@ -103,29 +103,46 @@ function isAccountValue(provider: string, field: string, value: unknown): boolea
 const NO_FIELDS: readonly string[] = [];
 
 /**
- * The first wrong field of one linked account: not an object, no `id`, a known field missing, then a value that is
- * not a string. One pass over its own fields counts the known ones, so the known fields are looked up one by one
- * only when one is missing (a keyed lookup per field name cost most of the Shape B check, docs/benchmarks.md).
+ * Where a wrong account or field is, as a refusal names it (made only on a refusal): a known provider, and a known
+ * field, by name; any other by its position among the object's keys, from 0 (`providers[2].id`, `providers.google[5]`).
  */
-function checkAccount(name: string, account: unknown): string | undefined {
-  if (!isObject(account)) return `providers.${name}`;
-  if (typeof account.id !== 'string' || account.id === '') return `providers.${name}.id`;
-  const known = KNOWN_PROVIDER_FIELDS.get(name) ?? NO_FIELDS;
-  let present = 0;
-  let wrong: string | undefined;
-  for (const field of Object.keys(account)) {
-    if (wrong === undefined && !isAccountValue(name, field, account[field])) wrong = field;
-    if (known.includes(field)) present++;
-  }
-  if (present !== known.length) {
-    for (const field of known) if (account[field] === undefined) return `providers.${name}.${field}`;
-  }
-  return wrong === undefined ? undefined : `providers.${name}.${wrong}`;
+function accountPath(name: string, position: number, known: readonly string[] | undefined, field?: string | number) {
+  const at = known === undefined ? `providers[${position}]` : `providers.${name}`;
+  if (field === undefined) return at;
+  return typeof field === 'number' ? `${at}[${field}]` : `${at}.${field}`;
 }
 
 /**
- * The Shape B structural check (the service's token payload, README "What a token must be"; strict mode). Returns the path of the first field that is wrong, or
- * undefined when the payload is Shape B. Time, issuer and audience values are checked elsewhere.
+ * The first wrong field of one linked account (`providers` key `name`, at `position` among them): not an object,
+ * no `id`, a known field missing, then a value that is not a string. One pass over its own fields counts the known
+ * ones, so the known fields are looked up one by one only when one is missing (a keyed lookup per field name cost
+ * most of the Shape B check, docs/benchmarks.md). The path names only what the package knows (`accountPath`), so
+ * that a refusal's reason never carries the token's own text (a name holding a line break forged debug lines).
+ */
+function checkAccount(name: string, position: number, account: unknown): string | undefined {
+  const known = KNOWN_PROVIDER_FIELDS.get(name);
+  if (!isObject(account)) return accountPath(name, position, known);
+  if (typeof account.id !== 'string' || account.id === '') return accountPath(name, position, known, 'id');
+  const fields = known ?? NO_FIELDS;
+  let present = 0;
+  let wrong = -1;
+  const own = Object.keys(account);
+  for (let i = 0; i < own.length; i++) {
+    if (wrong < 0 && !isAccountValue(name, own[i], account[own[i]])) wrong = i;
+    if (fields.includes(own[i])) present++;
+  }
+  if (present !== fields.length) {
+    for (const field of fields) if (account[field] === undefined) return accountPath(name, position, known, field);
+  }
+  if (wrong < 0) return undefined;
+  return accountPath(name, position, known, fields.includes(own[wrong]) ? own[wrong] : wrong);
+}
+
+/**
+ * The Shape B structural check (the service's token payload, README "What a token must be"; strict mode). Returns
+ * the path of the first field that is wrong, or undefined when the payload is Shape B: names the package knows,
+ * and positions for names it does not (`providers[0].id`), never the payload's own text, so that a reason stays a
+ * short code-like string. Time, issuer and audience values are checked elsewhere.
  */
 export function shapeBViolation(payload: Record<string, unknown>): string | undefined {
   if (typeof payload.iss !== 'string') return 'iss';
@@ -138,8 +155,9 @@ export function shapeBViolation(payload: Record<string, unknown>): string | unde
 
   const providers = payload.providers;
   if (!isObject(providers)) return 'providers';
-  for (const name of Object.keys(providers)) {
-    const wrong = checkAccount(name, providers[name]);
+  const names = Object.keys(providers);
+  for (let i = 0; i < names.length; i++) {
+    const wrong = checkAccount(names[i], i, providers[names[i]]);
     if (wrong !== undefined) return wrong;
   }
 

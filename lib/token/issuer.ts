@@ -2,6 +2,7 @@
 // its own `tid` (Entra ID's multi-tenant form, docs/enterprise.md), allowed by the `tenants` rule. One rule as data.
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
+import { quoted } from '../base/printable';
 
 /** The placeholder an issuer template carries where each token's tenant goes (Entra ID writes it so). */
 export const TENANT_PLACEHOLDER = '{tenantid}';
@@ -82,10 +83,13 @@ export function checkTenantsFit(issuers: readonly string[], tenants: TenantRule 
     optionError('tenants', `option "tenants" applies only to an issuer template (one holding "${TENANT_PLACEHOLDER}")`);
 }
 
-/** The accepted values, quoted, for a hint: `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
+/**
+ * The accepted values, quoted and escaped (discovered issuers are a server's text), for a hint: `"a"`, `"a" or
+ * "b"`, `"a", "b" or "c"`.
+ */
 export function acceptedList(values: Iterable<string>): string {
-  const quoted = [...values].map((value) => JSON.stringify(value));
-  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  const each = [...values].map((value) => quoted(value, Infinity));
+  return each.length <= 1 ? each.join('') : `${each.slice(0, -1).join(', ')} or ${each[each.length - 1]}`;
 }
 
 /** An `iss` refusal whose hint names the issuers that would have been accepted (for logs, never the client). */
@@ -150,7 +154,7 @@ function seen(value: unknown): string {
 
 /** A token under a template: `tid` a lower-case GUID, the one `iss` carries, and allowed by `tenants`. */
 function checkTenant(template: Template, iss: string, tid: unknown, tenants: TenantRule | undefined): void {
-  const expected = `expected iss ${JSON.stringify(template.issuer)} with the token's tid in place of ${TENANT_PLACEHOLDER}`;
+  const expected = `expected iss ${quoted(template.issuer, Infinity)} with the token's tid in place of ${TENANT_PLACEHOLDER}`;
   if (tid === undefined) throw tenantRefused('tid', `the token has no tid claim; ${expected}`);
   if (!isTenantId(tid)) {
     const what =
