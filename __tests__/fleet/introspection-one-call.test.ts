@@ -12,7 +12,11 @@ import { createClient } from 'redis';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { createRedisStore } from '../../lib/redis';
-import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
+import {
+  introspectionsDuring,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../fixtures/authorization-server';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { startInstance, stopAllInstances, type Instance, type InstanceConfig } from '../fixtures/fleet';
 import { forwardIntrospection, type Answer } from '../fixtures/introspection-proxy';
@@ -68,11 +72,7 @@ const introspection = () => ({
 });
 
 /** Introspection requests the provider received while `run` ran. */
-async function callsDuring(run: () => Promise<unknown>): Promise<number> {
-  const before = await as.introspections();
-  await run();
-  return (await as.introspections()) - before;
-}
+const callsDuring = (run: () => Promise<unknown>) => introspectionsDuring(as, run);
 
 /** A Redis store on a client of its own, for `cache.shared` in this process. */
 function sharedStore(prefix: string) {

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { createTokenAuth, type TokenAuthError } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
-import { spawnJsonLineChild, type JsonLineChild } from '../fixtures/child';
+import { PROOF_CHALLENGE, startDpopClient, type DpopClient, type Proof } from '../fixtures/dpop-client';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen, type Listening } from '../fixtures/listen';
 
@@ -11,13 +11,6 @@ import { listen, type Listening } from '../fixtures/listen';
 // oidc-provider, proofs from oauth4webapi (both spawned: ESM-only), requests sent raw so every byte is the test's.
 jest.setTimeout(60_000);
 
-const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
-const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", Bearer realm="api"`;
-
-interface Proof {
-  authorization: string;
-  dpop: string;
-}
 interface Answer {
   status: number;
   challenge: string | undefined;
@@ -25,22 +18,13 @@ interface Answer {
 }
 
 let server: AuthorizationServer;
-let client: JsonLineChild;
+let client: DpopClient;
 let token: string;
 
 beforeAll(async () => {
   server = await startAuthorizationServer({ dpop: true });
-  client = await spawnJsonLineChild('dpop-client.mjs', false);
-  const { issuer, clientId, clientSecret, resource } = server;
-  const issued = await client.ask<{ token: string; error?: string }>({
-    op: 'token',
-    issuer,
-    clientId,
-    clientSecret,
-    resource,
-  });
-  expect(issued.error).toBeUndefined();
-  token = issued.token;
+  client = await startDpopClient(server);
+  token = (await client.token()).token;
 });
 
 afterAll(async () => {
@@ -134,7 +118,7 @@ describe.each(EXPRESS_VERSIONS)('the request URI a DPoP proof is held to, throug
     return listening.origin;
   }
 
-  const proofFor = (url: string) => client.ask<Proof>({ op: 'proof', method: 'GET', url, token });
+  const proofFor = (url: string) => client.proof('GET', url, token);
   const credentials = (proof: Proof) => ({ Authorization: proof.authorization, DPoP: proof.dpop });
 
   function expectRefused(answer: Answer, reason: string) {
