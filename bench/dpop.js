@@ -3,6 +3,8 @@
 // object, CPU µs per request (process.cpuUsage), hot (token verdict cached, proof key seen before) and cold (no
 // result cache, a new proof key every request). Proofs are made before timing (a client makes them); each is
 // used once. Interleaved rounds, medians.  Usage: npm run build && node bench/dpop.js [rounds] [requests]
+// With BENCH_BASELINE_DIST (an earlier build's dist/, e.g. of the commit before a change), the hot rows run again on
+// that build as `<row>@base`, interleaved in the same rounds, and each row's median difference to its twin is shown.
 const path = require('node:path');
 const { ORDERS_URL, requestFor } = require('./dpop-request');
 
@@ -33,6 +35,11 @@ async function main() {
     hot: createTokenAuth(base).requireVerifiedUser(['identify']),
     cold: createTokenAuth({ ...base, cache: false }).requireVerifiedUser(['identify']),
   };
+  const baseline = process.env.BENCH_BASELINE_DIST;
+  if (baseline)
+    middleware['hot@base'] = require(`${path.resolve(baseline)}/index.js`)
+      .createTokenAuth(base)
+      .requireVerifiedUser(['identify']);
   // More keys than the proof-header cache holds (1000), used in turn: every cold proof imports its key afresh.
   const coldHolders = Array.from({ length: 1200 }, () => createDpopHolder('ES256'));
   let coldIndex = 0;
@@ -60,11 +67,17 @@ async function main() {
       }),
     ],
   };
+  if (baseline) {
+    scenarios['Bearer, hot@base'] = () => ['hot@base', scenarios['Bearer, hot']()[1]];
+    scenarios['DPoP, hot@base'] = () => ['hot@base', scenarios['DPoP, hot']()[1]];
+  }
   const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
   for (const name of Object.keys(scenarios))
     cpuMicrosPerRequest(middleware[scenarios[name]()[0]], scenarios[name]()[1].slice(0, 50)); // warm-up
+  const names = Object.keys(scenarios);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of Object.keys(scenarios)) {
+    // Each round starts at another scenario, so that none always runs after the same neighbour.
+    for (const name of names.map((_, k) => names[(k + round) % names.length])) {
       const [kind, requests] = scenarios[name]();
       results[name].push(cpuMicrosPerRequest(middleware[kind], requests));
     }
@@ -75,8 +88,11 @@ async function main() {
   const bearer = { hot: median(results['Bearer, hot']), cold: median(results['Bearer, cold']) };
   for (const [name, values] of Object.entries(results)) {
     const m = median(values);
-    const ratio = m / bearer[name.endsWith('hot') ? 'hot' : 'cold'];
-    console.log(`  ${name.padEnd(13)} ${m.toFixed(1).padStart(7)} µs   x${ratio.toFixed(2)} Bearer`);
+    const ratio = m / bearer[name.includes('hot') ? 'hot' : 'cold'];
+    const twin = results[`${name}@base`];
+    // Within a round, so that the machine's drift cancels out.
+    const change = twin === undefined ? '' : `   ${median(values.map((v, i) => v - twin[i])).toFixed(2)} µs vs @base`;
+    console.log(`  ${name.padEnd(18)} ${m.toFixed(1).padStart(7)} µs   x${ratio.toFixed(2)} Bearer${change}`);
   }
   await issuer.close();
 }

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createTokenAuth, type TokenAuthOptions } from '../../lib';
 import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
-import { spawnJsonLineChild, type JsonLineChild } from '../fixtures/child';
+import { PROOF_CHALLENGE, startDpopClient, type DpopClient, type Proof } from '../fixtures/dpop-client';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { listen, type Listening } from '../fixtures/listen';
 
@@ -10,13 +10,6 @@ import { listen, type Listening } from '../fixtures/listen';
 // both ESM-only, so spawned.
 jest.setTimeout(30_000);
 
-const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
-const PROOF_CHALLENGE = `DPoP realm="api", algs="${ALGS}", error="invalid_dpop_proof", error_description="Invalid DPoP proof", Bearer realm="api"`;
-
-interface Proof {
-  authorization: string;
-  dpop: string;
-}
 interface Answer {
   status: number;
   headers: Record<string, string>;
@@ -26,34 +19,18 @@ interface Answer {
 }
 
 let server: AuthorizationServer;
-let client: JsonLineChild;
+let client: DpopClient;
 let token: string;
 /** A token oidc-provider bound to an Ed25519 key of the client: oauth4webapi names its proofs' alg `Ed25519`. */
 let edToken: string;
 
 beforeAll(async () => {
   server = await startAuthorizationServer({ dpop: true });
-  client = await spawnJsonLineChild('dpop-client.mjs', false);
-  const { issuer, clientId, clientSecret, resource } = server;
-  const issued = await client.ask<{ token: string; tokenType: string; error?: string }>({
-    op: 'token',
-    issuer,
-    clientId,
-    clientSecret,
-    resource,
-  });
-  expect(issued.error).toBeUndefined();
+  client = await startDpopClient(server);
+  const issued = await client.token();
   expect(issued.tokenType.toLowerCase()).toBe('dpop');
   token = issued.token;
-  const ed = await client.ask<{ token: string; jwk: { crv: string }; error?: string }>({
-    op: 'token',
-    issuer,
-    clientId,
-    clientSecret,
-    resource,
-    alg: 'Ed25519',
-  });
-  expect(ed.error).toBeUndefined();
+  const ed = await client.token('Ed25519');
   expect(ed.jwk.crv).toBe('Ed25519');
   edToken = ed.token;
 });
@@ -88,8 +65,7 @@ describe.each(EXPRESS_VERSIONS)('oidc-provider tokens and oauth4webapi proofs th
     return listening.origin;
   }
 
-  const proofFor = (method: string, url: string, forToken = token) =>
-    client.ask<Proof>({ op: 'proof', method, url, token: forToken });
+  const proofFor = (method: string, url: string, forToken = token) => client.proof(method, url, forToken);
   async function expectRefused(origin: string, proof: Proof) {
     const res = await request(origin).get('/orders').set({ Authorization: proof.authorization, DPoP: proof.dpop });
     expect(res.status).toBe(401);

@@ -8,7 +8,11 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
-import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
+import {
+  introspectionsDuring,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../fixtures/authorization-server';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { forwardIntrospection } from '../fixtures/introspection-proxy';
 import { startLoopbackServer } from '../fixtures/loopback-server';
@@ -42,11 +46,7 @@ function introspecting(overrides: Partial<TokenAuthOptions> = {}): TokenAuth {
 }
 
 /** How many introspection requests `run` cost at the provider. */
-async function callsDuring(run: () => Promise<unknown>): Promise<number> {
-  const before = await as.introspections();
-  await run();
-  return (await as.introspections()) - before;
-}
+const callsDuring = (run: () => Promise<unknown>) => introspectionsDuring(as, run);
 
 /**
  * Another kind of JWT the provider signs: its RFC 9701 signed introspection answer about `token` (header `typ`

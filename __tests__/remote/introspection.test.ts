@@ -10,7 +10,11 @@ import * as diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { createTokenAuth, TokenAuthError, type FetchEvent, type TokenAuth, type TokenAuthOptions } from '../../lib';
-import { startAuthorizationServer, type AuthorizationServer } from '../fixtures/authorization-server';
+import {
+  introspectionsDuring,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../fixtures/authorization-server';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import { startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { rejection } from '../fixtures/rejection';
@@ -59,12 +63,7 @@ function introspecting(server: AuthorizationServer, overrides: Partial<TokenAuth
   return auth;
 }
 
-/** How many introspection requests `run` cost at the provider. */
-async function callsDuring(server: AuthorizationServer, run: () => Promise<unknown>): Promise<number> {
-  const before = await server.introspections();
-  await run();
-  return (await server.introspections()) - before;
-}
+const callsDuring = introspectionsDuring;
 
 describe('calls to the authorization server', () => {
   it('introspects a new token once for many requests, concurrent or not', async () => {

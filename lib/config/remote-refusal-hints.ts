@@ -69,8 +69,11 @@ export const dpopHint: Hint = (c, err) => {
     case 'iat':
     case 'iat-window':
       return `expected the proof's iat within option "dpop.iatWindow" (${seconds(dpop?.iatWindow ?? 0)}) of now, give or take option "clockTolerance"`;
-    case 'htu':
+    case 'request-origin':
+      return 'the request\'s Host (behind a proxy "trust proxy" trusts, X-Forwarded-Host and -Proto) is not host[:port] (a name, an IPv4 address or a [IPv6] literal, an optional port) with http or https, so no htu can match; option "resource" holds proofs to the resource\'s own origin';
     case 'request-uri':
+      return 'the request\'s path has a dot segment or a backslash, which a URL parser would move, so no htu can match (RFC 9449 §4.3; option "dpop")';
+    case 'htu':
       return 'expected htu to be this request\'s URI without query or fragment; behind a proxy, Express "trust proxy" gives the client\'s scheme and host (option "dpop")';
     case 'bearer-refused':
       return 'option "dpop.required" refuses Bearer tokens: expected "Authorization: DPoP <token>" with a DPoP proof';

@@ -3,6 +3,7 @@
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import { authorizationField, bearerCredential } from '../extract/bearer';
+import { requestOrigin } from '../extract/request-origin';
 import { type VerifiedClaims } from '../token/claims';
 import {
   bearerChallenge,
@@ -47,33 +48,22 @@ export interface SenderConstraintConfig {
   resource?: string;
 }
 
-type TrustProxy = (address: string | undefined, hop: number) => boolean;
+/**
+ * A dot segment (`.` or `..`, percent-encoded or not) or a backslash in a request's path: a URL parser would move
+ * such a path (`/admin/../x` → `/x`) while Express routes it as sent, so its proof could name another route.
+ */
+const MOVABLE_PATH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /**
- * The request's host as Express 5's `req.host` reads it (Express 4's `req.hostname` drops the port):
- * `X-Forwarded-Host` only when `trust proxy` trusts the peer, else `Host`.
+ * The normalised request URI without query and fragment (RFC 9449 §4.3): `origin` (the resource's, or the
+ * request's own) and the path of `req.originalUrl`, as Express routes it; undefined when that path is not one.
  */
-function requestHost(req: Request): string | undefined {
-  const trust = req.app.get('trust proxy fn') as TrustProxy | undefined;
-  let host = req.get('X-Forwarded-Host');
-  if (host === undefined || trust === undefined || !trust(req.socket.remoteAddress, 0)) host = req.get('Host');
-  else if (host.includes(',')) host = host.slice(0, host.indexOf(',')).trimEnd();
-  return host === undefined || host === '' ? undefined : host;
-}
-
-/**
- * The normalised request URI without query and fragment (RFC 9449 §4.3): `origin` (the resource's) and the path, or
- * without a resource `req.protocol` and the request's host.
- */
-function requestUri(req: Request, origin: string | undefined): string | undefined {
+function requestUri(req: Request, origin: string): string | undefined {
   const url = req.originalUrl;
   const end = url.search(/[?#]/);
   const path = end < 0 ? url : url.slice(0, end);
-  if (!path.startsWith('/')) return undefined;
-  if (origin !== undefined) return normaliseUri(`${origin}${path}`);
-  const host = requestHost(req);
-  if (host === undefined) return undefined;
-  return normaliseUri(`${req.protocol}://${host}${path}`);
+  if (!path.startsWith('/') || MOVABLE_PATH.test(path)) return undefined;
+  return normaliseUri(`${origin}${path}`);
 }
 
 /** 503 when single use cannot be promised: the store is down or full, or this proof key holds its whole share. */
@@ -103,7 +93,10 @@ export function createSenderConstraint(config: SenderConstraintConfig): SenderCo
   ): MaybePromise<VerifiedClaims> {
     const proof = proofField(req);
     if (proof === undefined) throw invalidProof('header');
-    const uri = requestUri(req, origin);
+    // Without a resource, the request names its origin: only a well-formed scheme and host[:port] are taken.
+    const base = origin ?? requestOrigin(req);
+    if (base === undefined) throw invalidProof('request-origin');
+    const uri = requestUri(req, base);
     if (uri === undefined) throw invalidProof('request-uri');
     const now = clock();
     const checked = checkProof(proof, {

@@ -91,14 +91,19 @@ function refusal(answer: BoundedAnswer): TokenAuthError {
  * the verifier); `active: true` → the claims, which the verifier holds to every JWT rule. How each other answer
  * counts (an outage, an answer about this token, a throttle) is remote/answer-class.ts's rule; answers that cannot
  * be believed and refusals of our client → 503, never cached. A signed answer is believed only within the call's
- * window (`timeout` + `clockTolerance`, by its `iat`) and about one token only (remote/answer-memory.ts).
+ * window (`timeout` + `clockTolerance`, by its `iat`), and with `signed: 'required'` about one token only
+ * (remote/answer-memory.ts).
  */
 export function introspectionSource(config: IntrospectionSourceConfig): RemoteClaimsSource {
   const { settings, server, clock } = config;
   const timeoutMs = settings.timeout * 1000;
   const window = settings.timeout + config.clockTolerance;
   const closing = new AbortController();
-  const memory = new AnswerMemory();
+  // Single use is what 'required' promises: 'preferred' believes whatever plain JSON the same path sends, so a
+  // signed answer repeated about another token is believed as that plain answer would be. Legitimately repeated
+  // answers (two tokens with the same claims asked about in one second: RS256 is deterministic, and they name no
+  // jti) then cost no second call, which had broken one call per new token (docs/fleet.md).
+  const memory = settings.signed === 'required' ? new AnswerMemory() : undefined;
   let issuer: string | undefined;
   const sameBase = (iss: unknown) =>
     typeof iss === 'string' && withoutTrailingSlash(iss) === withoutTrailingSlash(settings.server.base);
@@ -135,10 +140,10 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
   };
 
   /**
-   * The claims of a 200 answer, signed (RFC 9701: believed once, within the window) or, unless signed answers are
-   * required, plain JSON; undefined for a signed answer already believed about another token.
+   * The claims of a 200 answer, signed (RFC 9701: believed within the window, and with 'required' about one token
+   * only) or, unless signed answers are required, plain JSON.
    */
-  const read = async (answer: BoundedAnswer, token: string, signer: string): Promise<RemoteClaims | undefined> => {
+  const read = async (answer: BoundedAnswer, token: string, signer: string): Promise<RemoteClaims> => {
     const type = answer.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     if (type !== INTROSPECTION_JWT_MEDIA_TYPE) {
       // Only a signed answer will do: plain JSON could be a downgrade on the path, or a client not registered for them.
@@ -164,26 +169,22 @@ export function introspectionSource(config: IntrospectionSourceConfig): RemoteCl
         : countAsOutage(err);
     });
     const payload = readAnswer(signed.answer, signer);
-    const until = signed.iat + window;
-    return memory.claim(digestOf(answer.text.trim()), digestOf(token), until, clock())
-      ? { payload, size: answer.bytes }
-      : undefined;
+    // The very answer believed about another token: a replay, or an AS whose answers name nothing of the token
+    // (no `jti`) answering two tokens with the same claims in the same second; refused (503, Retry-After 1: the
+    // next second's answer differs).
+    if (
+      memory !== undefined &&
+      !memory.claim(digestOf(answer.text.trim()), digestOf(token), signed.iat + window, clock())
+    )
+      throw unbelievable('introspection-jwt-replayed', { retryAfter: 1 });
+    return { payload, size: answer.bytes };
   };
 
   const ask = async (token: string): Promise<RemoteClaims> => {
     const metadata = await metadataOf();
     issuer = metadata.issuer;
     const endpoint = endpointOf(settings, metadata, config.allowInsecureHttp);
-    const first = await read(await post(token, endpoint, acceptOf(settings.signed, metadata)), token, metadata.issuer);
-    if (first !== undefined) return first;
-    // The very answer believed about another token: a replay, or an AS whose answers name nothing of the token
-    // (no `jti`) answering two tokens with the same claims in the same second. With 'preferred', plain JSON is
-    // believed anyway: ask for it. With 'required' it is refused (503, Retry-After 1: the next second's differs).
-    if (settings.signed === 'preferred') {
-      const plain = await read(await post(token, endpoint, 'application/json'), token, metadata.issuer);
-      if (plain !== undefined) return plain;
-    }
-    throw unbelievable('introspection-jwt-replayed', { retryAfter: 1 });
+    return read(await post(token, endpoint, acceptOf(settings.signed, metadata)), token, metadata.issuer);
   };
 
   const guarded = guardRemoteCall(ask, {
