@@ -28,7 +28,8 @@ export function quoted(value: unknown): string {
  * A metadata document's name under `/.well-known/`: RFC 8414's `oauth-authorization-server`, or any
  * `<name>-configuration` (OpenID Connect's `openid-configuration`, Keycloak's `uma2-configuration`, …).
  */
-const METADATA_NAME = /^(.*?)\/\.well-known\/(oauth-authorization-server|[a-z0-9][a-z0-9._-]*-configuration)(\/.+?)?\/?$/i;
+const METADATA_NAME =
+  /^(.*?)\/\.well-known\/(oauth-authorization-server|[a-z0-9][a-z0-9._-]*-configuration)(\/.+?)?\/?$/i;
 
 /**
  * A metadata address: its document's name, and its issuer, the path around `/.well-known/<name>` (before it, as
