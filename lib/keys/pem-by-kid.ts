@@ -38,7 +38,7 @@ export interface PemByKidConfig {
   algorithms: ReadonlySet<Algorithm>;
   /** Current time in seconds (the `clock` option), which paces the fetches. */
   clock: () => number;
-  /** How the tokens these keys verify write their segments (`'padded'`: AWS ALB). */
+  /** How the tokens these keys verify write their segments (`'padded'`: AWS ALB's, padded or not). */
   segments?: 'padded';
 }
 
