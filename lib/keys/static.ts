@@ -102,6 +102,8 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
       if (/PRIVATE KEY-----/.test(input)) refuse(`${what} must be a public key, not a private one`);
       key = createPublicKey(input);
     } else if (typeof input === 'object' && input !== null) {
+      if (Array.isArray((input as { keys?: unknown }).keys))
+        refuse(`${what} is a JWK Set ({ "keys": [...] }): give it as key.jwks, whose keys are chosen by kid`);
       const jwk = input as Jwk;
       if (jwk.kty === 'oct') refuse(`${what} is a symmetric JWK; pass it as key.secret`);
       if (jwk.d !== undefined) refuse(`${what} must be a public JWK (it holds private parameter "d")`);
