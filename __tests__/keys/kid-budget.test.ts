@@ -52,6 +52,26 @@ describe('kidBudget', () => {
     },
   );
 
+  it('holds a rotated kid back a few windows at most when a flood out-asks it with kids it replaces once fetched', () => {
+    // 20 asks a second over 4 forged kids (5 a second each, against the rotated kid's 2), each forged kid replaced
+    // the moment it is fetched (the key server then says it does not know it): about 90 s in bench/alb-rotation.js.
+    const budget = kidBudget(COOLDOWN);
+    const forged = Array.from({ length: 4 }, () => randomUUID());
+    const rotated = randomUUID();
+    let fetchedAt: number | undefined;
+    for (let step = 0; step < 20 * 300 && fetchedAt === undefined; step++) {
+      const now = 1_000 + step / 20;
+      const slot = step % forged.length;
+      if (budget.turn(forged[slot], now) === 'fetch') {
+        budget.unknown(forged[slot], now);
+        forged[slot] = randomUUID();
+      }
+      if (step % 10 === 5 && budget.turn(rotated, now) === 'fetch') fetchedAt = now - 1_000.25;
+    }
+    expect(fetchedAt).toBeDefined();
+    expect(fetchedAt).toBeLessThanOrEqual(4 * COOLDOWN);
+  });
+
   it('gives the slots to the kids asked most when more kids keep asking than a window has slots', () => {
     const budget = kidBudget(COOLDOWN);
     for (let i = 0; i < MAX_KID_FETCHES; i++) budget.turn(randomUUID(), 100); // the window's slots are gone
@@ -62,8 +82,29 @@ describe('kidBudget', () => {
     });
     for (let i = 0; i < 50; i++) budget.turn(randomUUID(), 120); // one-off kids ask too
     expect(budget.turn(randomUUID(), 130)).toBe('wait'); // the new window's slots are held for the most asked
-    expect(budget.sizes().reserved).toBe(MAX_KID_FETCHES);
+    expect(budget.sizes().ranked).toBe(kids.length);
     expect(kids.map((kid) => budget.turn(kid, 131))).toEqual(['wait', 'wait', 'fetch', 'fetch', 'fetch', 'fetch']);
+  });
+
+  it('holds slots for kids that no longer ask for one turn at most (6 s of a 30 s window)', () => {
+    const budget = kidBudget(COOLDOWN);
+    for (let i = 0; i < MAX_KID_FETCHES; i++) budget.turn(randomUUID(), 100);
+    // Four kids asked far more than the rotated one in this window, then never again.
+    const silent = Array.from({ length: MAX_KID_FETCHES }, () => randomUUID());
+    for (const kid of silent) for (let n = 0; n < 20; n++) budget.turn(kid, 101 + n / 10);
+    const rotated = randomUUID();
+    for (let n = 0; n < 5; n++) budget.turn(rotated, 110 + n);
+    // The next window: the silent kids' turn holds every slot, against the rotated kid and one-off kids alike.
+    expect(budget.turn(randomUUID(), 130)).toBe('wait');
+    expect(budget.turn(rotated, 131)).toBe('wait');
+    expect(budget.turn(rotated, 135.5)).toBe('wait');
+    expect(budget.retryAfter(135.5)).toBe(25);
+    // Its group's turn (the second): a slot is held for it; once it has one, the rest go to whoever asks.
+    expect(budget.turn(randomUUID(), 136)).toBe('fetch');
+    expect(budget.turn(randomUUID(), 136)).toBe('fetch');
+    expect(budget.turn(randomUUID(), 136)).toBe('fetch');
+    expect(budget.turn(randomUUID(), 136)).toBe('wait');
+    expect(budget.turn(rotated, 136.2)).toBe('fetch');
   });
 
   it('keeps no claim for a kid no longer asked: after a window without asks, whoever asks first is let through', () => {
@@ -73,7 +114,7 @@ describe('kidBudget', () => {
     budget.turn(gone, 101);
     budget.turn(gone, 102);
     expect(budget.turn(randomUUID(), 161)).toBe('fetch');
-    expect(budget.sizes().reserved).toBe(0);
+    expect(budget.sizes().ranked).toBe(0);
   });
 
   it(`remembers a kid the key server does not know for ${UNKNOWN_KID_SECONDS} s, at most ${UNKNOWN_KIDS} of them`, () => {
@@ -97,7 +138,7 @@ describe('kidBudget', () => {
     }
     const sizes = budget.sizes();
     expect(sizes.waiting).toBeLessThanOrEqual(WAITING_KIDS);
-    expect(sizes.reserved).toBeLessThanOrEqual(MAX_KID_FETCHES);
+    expect(sizes.ranked).toBeLessThanOrEqual(WAITING_KIDS);
     expect(sizes.unknown).toBeLessThanOrEqual(UNKNOWN_KIDS);
   });
 });

@@ -19,21 +19,29 @@ export const UNKNOWN_KID_SECONDS = 300;
 
 /**
  * Kids refused a fetch for the budget and asked again, tracked by name for the next window's slots (the most asked
- * kept when more are): a rotated kid that requests keep asking for is among them, one-off kids are not.
+ * kept when more are): a rotated kid that requests keep asking for is among them, one-off kids are not. The next
+ * window hands its slots to them by rank, MAX_KID_FETCHES at a time: each group of MAX_KID_FETCHES has slots held for
+ * it during its turn, one of WAITING_KIDS / MAX_KID_FETCHES + 1 equal parts of the window (6 s at 30 s), the last part
+ * open to all. A kid that no longer asks holds slots for one turn at most.
  */
 export const WAITING_KIDS = 16;
+const GROUPS = Math.ceil(WAITING_KIDS / MAX_KID_FETCHES);
 
 /**
  * How often each refused kid was asked, for every kid at once in fixed memory: a count-min sketch (SKETCH_ROWS rows
  * of SKETCH_WIDTH 16-bit counters, 32 KiB), its cells chosen by a keyed hash (HMAC-SHA-256 under a secret made at
- * start), so no one can pick kids that share a rotated kid's cells, or each other's. Counts are halved each window:
- * a kid asked in the last two windows outweighs one asked once. A flood only adds noise to every count alike.
+ * start), so no one can pick kids that share a rotated kid's cells, or each other's. Each window keeps 7/8 of every
+ * count: a kid asked window after window (a rotation its requests keep asking for) builds up about eight windows'
+ * asks, a kid fetched and answered 403 after one or two windows cannot. A flood only adds noise to every count alike.
  */
 const SKETCH_ROWS = 4;
 const SKETCH_WIDTH = 4096;
 const MAX_COUNT = 0xffff;
 
-/** A kid asked at least this often (by the sketch, in the last two windows or so) has its name tracked. */
+/** Windows after which every count has decayed to nothing (7/8 a window: 65 535 → 0 within 72). */
+const FORGOTTEN_AFTER = 72;
+
+/** A kid asked at least this often (by the sketch, in the last windows) has its name tracked. */
 const ASKED_AGAIN = 2;
 
 /** What a new kid gets now: its fetch, a 401 (the key server said it does not know it), or a wait (503). */
@@ -48,23 +56,27 @@ export interface KidBudget {
   /** Seconds until a kid refused now may be fetched (`Retry-After`). */
   retryAfter(now: number): number;
   /** What it holds, for tests of its bounds. */
-  sizes(): { waiting: number; reserved: number; unknown: number };
+  sizes(): { waiting: number; ranked: number; unknown: number };
 }
 
 /**
  * A budget of MAX_KID_FETCHES new kids per `cooldown` seconds. When a window opens, its slots go first to the kids
- * tracked as asked again in the window before (the most asked first), each held for that kid until it asks; what is
- * left goes to whoever asks first. A rotated kid asked in one window is so fetched in the next, however many one-off
- * kids flood in meanwhile; a flood can hold it back only by asking each of its own kids more often than requests
- * ask the real one, and each of those is fetched once, answered 403 and remembered.
+ * tracked as asked again in the window before, the most asked first, by turns (WAITING_KIDS); what the kids whose
+ * turn it is leave goes to whoever asks first. A rotated kid asked in one window is so fetched in the next, however
+ * many one-off kids flood in meanwhile. A flood holds it back only with kids of its own asked more often than
+ * requests ask the real one: those that ask are fetched once, answered 403 and remembered; to keep it out of the
+ * ranks by kids that then stay silent takes WAITING_KIDS of them, every window.
  */
 export function kidBudget(cooldown: number): KidBudget {
   const secret = createSecretKey(randomBytes(32));
   const counts = new Uint16Array(SKETCH_ROWS * SKETCH_WIDTH);
-  /** Kids asked again, with the count the sketch gave at their last ask. */
+  /** Kids asked again in this window, with the count the sketch gave at their last ask. */
   const waiting = new Map<string, number>();
-  /** Slots of this window held for the kids asked most in the last one. */
-  let reserved = new Set<string>();
+  /** The kids asked again in the last window, most asked first, and those of them given a slot in this one. */
+  let ranked: string[] = [];
+  let rankOf = new Map<string, number>();
+  const claimed = new Set<string>();
+  const turnLength = cooldown / (GROUPS + 1);
   /** Kids the key server does not know, with when they are forgotten, oldest first. */
   const unknown = new Map<string, number>();
   let windowStart = -Infinity;
@@ -107,14 +119,24 @@ export function kidBudget(cooldown: number): KidBudget {
 
   function open(now: number): void {
     const windows = Number.isFinite(windowStart) ? Math.floor((now - windowStart) / cooldown) : Infinity;
-    const shift = Math.min(windows, 16);
-    for (let i = 0; i < counts.length; i++) counts[i] >>>= shift;
-    // Only kids asked in the window that just ended keep a claim: after a window with no ask at all, none does.
-    const ranked = windows === 1 ? [...waiting].sort((a, b) => b[1] - a[1]) : [];
-    reserved = new Set(ranked.slice(0, MAX_KID_FETCHES).map(([kid]) => kid));
+    if (windows >= FORGOTTEN_AFTER) counts.fill(0);
+    else for (let w = 0; w < windows; w++) for (let i = 0; i < counts.length; i++) counts[i] = (counts[i] * 7) >>> 3;
+    // Only kids asked in the window that just ended rank: after a window with no ask at all, none does.
+    ranked = windows === 1 ? [...waiting].sort((a, b) => b[1] - a[1]).map(([kid]) => kid) : [];
+    rankOf = new Map(ranked.map((kid, rank) => [kid, rank]));
+    claimed.clear();
     waiting.clear();
     windowStart = now;
     used = 0;
+  }
+
+  /** Slots held now for the kids whose turn it is and who have not had one, of them those ranked above `rank`. */
+  function held(now: number, rank: number): number {
+    const first = Math.floor((now - windowStart) / turnLength) * MAX_KID_FETCHES;
+    const end = Math.min(first + MAX_KID_FETCHES, ranked.length, rank);
+    let count = 0;
+    for (let r = first; r < end; r++) if (!claimed.has(ranked[r])) count++;
+    return count;
   }
 
   return {
@@ -125,8 +147,13 @@ export function kidBudget(cooldown: number): KidBudget {
         unknown.delete(kid);
       }
       if (now - windowStart >= cooldown) open(now);
-      if (reserved.delete(kid) || used + reserved.size < MAX_KID_FETCHES) {
+      // A ranked kid whose turn has come yields only to kids ranked above it; any other kid to all whose turn it is.
+      const rank = rankOf.get(kid);
+      const turnCame =
+        rank !== undefined && rank < (Math.floor((now - windowStart) / turnLength) + 1) * MAX_KID_FETCHES;
+      if (used + held(now, turnCame ? rank : Infinity) < MAX_KID_FETCHES) {
         used++;
+        if (rank !== undefined) claimed.add(kid);
         waiting.delete(kid);
         return 'fetch';
       }
@@ -139,9 +166,9 @@ export function kidBudget(cooldown: number): KidBudget {
       if (unknown.size > UNKNOWN_KIDS) unknown.delete(unknown.keys().next().value as string);
     },
     retryAfter(now) {
-      if (now - windowStart >= cooldown || used + reserved.size < MAX_KID_FETCHES) return 1;
+      if (now - windowStart >= cooldown || used + held(now, Infinity) < MAX_KID_FETCHES) return 1;
       return Math.max(1, Math.ceil(windowStart + cooldown - now));
     },
-    sizes: () => ({ waiting: waiting.size, reserved: reserved.size, unknown: unknown.size }),
+    sizes: () => ({ waiting: waiting.size, ranked: ranked.length, unknown: unknown.size }),
   };
 }
