@@ -130,9 +130,14 @@ export function kidBudget(cooldown: number): KidBudget {
     used = 0;
   }
 
+  /** The first rank whose turn it is now (the turns run by groups of MAX_KID_FETCHES, then all may ask). */
+  function turnOf(now: number): number {
+    return Math.max(0, Math.floor((now - windowStart) / turnLength)) * MAX_KID_FETCHES;
+  }
+
   /** Slots held now for the kids whose turn it is and who have not had one, of them those ranked above `rank`. */
   function held(now: number, rank: number): number {
-    const first = Math.floor((now - windowStart) / turnLength) * MAX_KID_FETCHES;
+    const first = turnOf(now);
     const end = Math.min(first + MAX_KID_FETCHES, ranked.length, rank);
     let count = 0;
     for (let r = first; r < end; r++) if (!claimed.has(ranked[r])) count++;
@@ -149,8 +154,7 @@ export function kidBudget(cooldown: number): KidBudget {
       if (now - windowStart >= cooldown) open(now);
       // A ranked kid whose turn has come yields only to kids ranked above it; any other kid to all whose turn it is.
       const rank = rankOf.get(kid);
-      const turnCame =
-        rank !== undefined && rank < (Math.floor((now - windowStart) / turnLength) + 1) * MAX_KID_FETCHES;
+      const turnCame = rank !== undefined && rank < turnOf(now) + MAX_KID_FETCHES;
       if (used + held(now, turnCame ? rank : Infinity) < MAX_KID_FETCHES) {
         used++;
         if (rank !== undefined) claimed.add(kid);
