@@ -16,28 +16,18 @@ describe('which algorithms a key may verify (no key confusion)', () => {
   const secret = createSecretKey(Buffer.alloc(32, 1));
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
-  const pss256 = generateKeyPairSync('rsa-pss', {
-    modulusLength: 2048,
-    hashAlgorithm: 'sha256',
-    mgf1HashAlgorithm: 'sha256',
-  });
-  const pss512 = generateKeyPairSync('rsa-pss', {
-    modulusLength: 2048,
-    hashAlgorithm: 'sha512',
-    mgf1HashAlgorithm: 'sha512',
-    saltLength: 64 as unknown as string, // @types/node types it as a string
-  });
-  const pssSha256Mgf512 = generateKeyPairSync('rsa-pss', {
-    modulusLength: 2048,
-    hashAlgorithm: 'sha256',
-    mgf1HashAlgorithm: 'sha512',
-  });
-  const pssLongSalt = generateKeyPairSync('rsa-pss', {
-    modulusLength: 2048,
-    hashAlgorithm: 'sha256',
-    mgf1HashAlgorithm: 'sha256',
-    saltLength: 33 as unknown as string, // @types/node types it as a string
-  });
+  /** An RSA-PSS key restricted by its parameters (@types/node types saltLength as a string). */
+  const restricted = (hash: string, mgf1: string, saltLength?: number) =>
+    generateKeyPairSync('rsa-pss', {
+      modulusLength: 2048,
+      hashAlgorithm: hash,
+      mgf1HashAlgorithm: mgf1,
+      ...(saltLength === undefined ? {} : { saltLength: saltLength as unknown as string }),
+    });
+  const pss256 = restricted('sha256', 'sha256');
+  const pss512 = restricted('sha512', 'sha512', 64);
+  const pssSha256Mgf512 = restricted('sha256', 'sha512');
+  const pssLongSalt = restricted('sha256', 'sha256', 33);
   const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const p384 = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
   const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' });
