@@ -27,6 +27,8 @@ export type {
   KeyOption,
   CacheOptions,
   JwksKeyOption,
+  JwksKeySetOption,
+  JwkSet,
   UpstreamKeyOption,
   IntrospectionOptions,
   IntrospectMode,

@@ -86,6 +86,7 @@ const LISTED: ReadonlyArray<[type: string, declaredIn: string, listedIn: string]
   ['SecretKeyOption', 'lib/keys/options.ts', 'lib/keys/index.ts'],
   ['PublicKeyOption', 'lib/keys/options.ts', 'lib/keys/index.ts'],
   ['JwksKeyOption', 'lib/keys/options.ts', 'lib/keys/index.ts'],
+  ['JwksKeySetOption', 'lib/keys/options.ts', 'lib/keys/index.ts'],
   ['UpstreamKeyOption', 'lib/remote/upstream.ts', 'lib/remote/index.ts'],
   ['BreakerOptions', 'lib/remote/breaker.ts', 'lib/remote/breaker.ts'],
   ['DiscoveryOptions', 'lib/keys/discovery-options.ts', 'lib/keys/discovery-options.ts'],

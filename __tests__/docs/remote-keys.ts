@@ -3,5 +3,6 @@ import { excerpt, type DocDrivers } from '../fixtures/doc-run';
 
 export const drivers: DocDrivers = {
   'remote-keys-jwks': excerpt(),
+  'remote-keys-jwks-inline': excerpt(),
   'remote-keys-upstream': excerpt(),
 };

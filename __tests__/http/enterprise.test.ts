@@ -248,6 +248,44 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
     });
   });
 
+  describe("a key's own issuer (the issuer member of Entra's v2.0 keys)", () => {
+    const consumerIssuer = () => entra.issuer(CONSUMER_TENANT);
+
+    it('refuses a tenant-A token signed with the key of personal accounts only: 401 iss-key, naming its issuer', async () => {
+      const { app } = serve({ issuerBaseURL: entra.base('organizations'), tenants: [TENANT_A] });
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
+      const found = await refused(app, entra.token(TENANT_A, {}, 'consumers'));
+      expect(found.reason).toBe('iss-key');
+      expect(found.hint).toContain(`bound to issuer "${consumerIssuer()}"`);
+    });
+
+    it("common with tenants 'any': each key verifies only the tokens its issuer fits", async () => {
+      const { app } = serve({ issuerBaseURL: entra.base('common'), tenants: 'any' });
+      // The consumer tenant's key, its own tokens; the template key, any tenant's (the consumer tenant's too).
+      expect(await statusOf(app, entra.token(CONSUMER_TENANT, {}, 'consumers'))).toBe(200);
+      expect(await statusOf(app, entra.token(CONSUMER_TENANT))).toBe(200);
+      expect(await statusOf(app, entra.token(TENANT_B))).toBe(200);
+      expect((await refused(app, entra.token(TENANT_B, {}, 'consumers'))).reason).toBe('iss-key');
+    });
+
+    it('holds key.jwksUri to the same rule, whatever option issuer accepts', async () => {
+      const { app } = serve({ key: { jwksUri: entra.v2Keys }, issuer: entra.template, tenants: 'any' });
+      expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
+      expect((await refused(app, entra.token(TENANT_A, {}, 'consumers'))).reason).toBe('iss-key');
+      // A template key needs the tid it fills in: an exact issuer option does not stand in for it.
+      const exact = serve({ key: { jwksUri: entra.v2Keys }, issuer: entra.issuer(TENANT_A) });
+      expect((await refused(exact.app, entra.token(TENANT_A, { tid: undefined }))).reason).toBe('iss-key');
+    });
+
+    it('refuses a v1.0 token verified with the v2.0 keys (their issuer is the v2.0 one); the v1.0 keys name none', async () => {
+      const options = { issuer: V1_TEMPLATE, tenants: [TENANT_A], audience: 'api://orders' };
+      const v2 = serve({ key: { jwksUri: entra.v2Keys }, ...options });
+      expect((await refused(v2.app, entra.v1Token(TENANT_A))).reason).toBe('iss-key');
+      const v1 = serve({ key: { jwksUri: entra.v1Keys }, ...options });
+      expect(await statusOf(v1.app, entra.v1Token(TENANT_A))).toBe(200);
+    });
+  });
+
   describe('a template only discovery reveals (a path Entra never uses)', () => {
     it('without tenants: ready() rejects naming tenants, and every token is refused with 503 naming it', async () => {
       const { app, auth } = serve({ issuerBaseURL: `${entra.origin}/multi/v2.0` });

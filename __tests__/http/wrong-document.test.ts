@@ -9,6 +9,7 @@ import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOpt
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { AUDIENCE, shapeB, sign } from '../fixtures/issuer';
 import { json, startLoopbackServer, type LoopbackServer } from '../fixtures/loopback-server';
+import { optionErrorOf } from '../fixtures/option-error';
 
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const JWKS = { keys: [{ ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' }] };
@@ -47,6 +48,29 @@ describe('a key address of the wrong kind, named at createTokenAuth', () => {
   ])('throws a TypeError for %s', (_case, options, message) => {
     expect(make(options)).toThrow(TypeError);
     expect(make(options)).toThrow(message);
+  });
+
+  it.each([
+    [
+      "Keycloak's UMA metadata",
+      'https://as.example/realms/x/.well-known/uma2-configuration',
+      /discovery metadata address \(a \/\.well-known\/uma2-configuration document, not the issuer\): give the issuer itself \("https:\/\/as\.example\/realms\/x"\)/,
+    ],
+    [
+      'OpenID metadata with the issuer path after it',
+      'https://as.example/.well-known/openid-configuration/t1',
+      /discovery metadata address: give the issuer itself \("https:\/\/as\.example\/t1"\)/,
+    ],
+    [
+      "a protected resource's metadata (RFC 9728)",
+      'https://api.example/.well-known/oauth-protected-resource',
+      /protected resource's metadata address \(RFC 9728\), not an issuer: give the authorization server its "authorization_servers" names/,
+    ],
+  ])('says what %s given as issuerBaseURL is, and the fix, never calling it a JWKS', (_case, address, message) => {
+    const thrown = optionErrorOf(make({ issuerBaseURL: address }));
+    expect(thrown.option).toBe('issuerBaseURL');
+    expect(thrown.message).toMatch(message);
+    expect(thrown.message).not.toMatch(/JWKS/);
   });
 
   it('accepts the usual JWKS addresses as key.jwksUri and issuers with a path as issuerBaseURL', () => {

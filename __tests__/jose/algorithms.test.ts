@@ -16,6 +16,18 @@ describe('which algorithms a key may verify (no key confusion)', () => {
   const secret = createSecretKey(Buffer.alloc(32, 1));
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pss = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
+  /** An RSA-PSS key restricted by its parameters (@types/node types saltLength as a string). */
+  const restricted = (hash: string, mgf1: string, saltLength?: number) =>
+    generateKeyPairSync('rsa-pss', {
+      modulusLength: 2048,
+      hashAlgorithm: hash,
+      mgf1HashAlgorithm: mgf1,
+      ...(saltLength === undefined ? {} : { saltLength: saltLength as unknown as string }),
+    });
+  const pss256 = restricted('sha256', 'sha256');
+  const pss512 = restricted('sha512', 'sha512', 64);
+  const pssSha256Mgf512 = restricted('sha256', 'sha512');
+  const pssLongSalt = restricted('sha256', 'sha256', 33);
   const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const p384 = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
   const p521 = generateKeyPairSync('ec', { namedCurve: 'secp521r1' });
@@ -27,7 +39,8 @@ describe('which algorithms a key may verify (no key confusion)', () => {
   it.each([
     ['an HMAC secret', secret, ['HS256', 'HS384', 'HS512'], 'HS256'],
     ['an RSA public key', rsa.publicKey, ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'], 'RS256'],
-    ['an RSA-PSS public key', pss.publicKey, ['PS256', 'PS384', 'PS512'], 'PS256'],
+    ['an RSA-PSS public key restricted to SHA-256', pss256.publicKey, ['PS256'], 'PS256'],
+    ['an RSA-PSS public key restricted to SHA-512, salt 64', pss512.publicKey, ['PS512'], 'PS512'],
     ['a P-256 public key', p256.publicKey, ['ES256'], 'ES256'],
     ['a P-384 public key', p384.publicKey, ['ES384'], 'ES384'],
     ['a P-521 public key', p521.publicKey, ['ES512'], 'ES512'],
@@ -59,6 +72,9 @@ describe('which algorithms a key may verify (no key confusion)', () => {
     ['a secp256k1 key', k256.publicKey],
     ['a private Ed25519 key', ed.privateKey],
     ['an X25519 (key agreement) key', x25519.publicKey],
+    ['an RSA-PSS key without parameters (any hash, any salt)', pss.publicKey],
+    ['an RSA-PSS key whose MGF1 hash is not its hash', pssSha256Mgf512.publicKey],
+    ['an RSA-PSS key asking a longer salt than PS256 uses', pssLongSalt.publicKey],
   ])('%s verifies nothing', (_case, key) => {
     expect(algorithmsForKey(key)).toEqual([]);
     expect(defaultAlgorithm(key)).toBeUndefined();

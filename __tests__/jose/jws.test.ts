@@ -280,6 +280,20 @@ describe('decodePaddedJws (AWS ALB: base64url segments padded with =)', () => {
     expect(decoded.signedEnd).toBe(header.length + 1 + payload.length);
   });
 
+  it('reads the standard unpadded form as decodeJws does (the day the ALB drops the padding)', () => {
+    const token = `${header}.${payload.replace(/=+$/, '')}.${signature.replace(/=+$/, '')}`;
+    expect(token).not.toContain('=');
+    const decoded = decodePaddedJws(token);
+    expect(decoded).toMatchObject({ header: { alg: 'ES256', kid: 'abc' }, payload: { sub: 'a' } });
+    expect(decoded).toEqual(decodeJws(token));
+    // Still canonical base64url, segment by segment: no stray bits, no 4n+1 lengths.
+    for (const bad of [
+      `${header}.${payload.replace(/=+$/, '').slice(0, -1)}B.${signature.replace(/=+$/, '')}`,
+      `${header}.${payload.replace(/=+$/, '')}.${signature.replace(/=+$/, '')}AAA`,
+    ])
+      expect(() => decodePaddedJws(bad)).toThrow(TokenAuthError);
+  });
+
   it.each([
     ['a payload without its padding', () => `${header}.${payload.replace(/=+$/, '')}.${signature}`, 'payload-encoding'],
     ['a payload with one = too many', () => `${header}.${payload}=.${signature}`, 'payload-encoding'],

@@ -101,9 +101,43 @@ describe('readJwk', () => {
     ['an unparseable modulus', { kty: 'RSA', n: '!!', e: 'AQAB' }],
     ['missing parameters', { kty: 'EC', crv: 'P-256' }],
     ['a kid that is not a string', jwk(rsa.publicKey, { kid: 7 })],
+    ['an issuer that is not a string', jwk(rsa.publicKey, { issuer: ['https://a.example'] })],
+    ['an empty issuer', jwk(rsa.publicKey, { issuer: '' })],
     ['not an object', 'key'],
   ])('skips %s', (_what, value) => {
     expect(readJwk(value)).toBeUndefined();
+  });
+
+  describe('a key with its own issuer (Entra ID: iss must be it, {tenantid} filled in from tid)', () => {
+    const tid = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+    const fits = (issuer: string, payload: Record<string, unknown>) =>
+      readJwk(jwk(rsa.publicKey, { issuer }))?.fitsIssuer?.(payload);
+
+    it('holds an exact issuer to iss exactly', () => {
+      const issuer = `https://login.example/${tid}/v2.0`;
+      expect(fits(issuer, { iss: issuer })).toBe(true);
+      expect(fits(issuer, { iss: `${issuer}/` })).toBe(false);
+      expect(fits(issuer, { iss: issuer.replace(tid, tid.toUpperCase()), tid })).toBe(false);
+    });
+
+    it.each(['{tenantid}', '{TenantId}'])('fills a template (%s) with a lower-case GUID tid only', (placeholder) => {
+      const issuer = `https://login.example/${placeholder}/v2.0`;
+      expect(fits(issuer, { iss: `https://login.example/${tid}/v2.0`, tid })).toBe(true);
+      expect(fits(issuer, { iss: `https://login.example/${tid}/v2.0` })).toBe(false);
+      expect(fits(issuer, { iss: 'https://login.example/contoso/v2.0', tid: 'contoso' })).toBe(false);
+      const upper = tid.toUpperCase();
+      expect(fits(issuer, { iss: `https://login.example/${upper}/v2.0`, tid: upper })).toBe(false);
+      expect(
+        fits(issuer, { iss: `https://login.example/${tid}/v2.0`, tid: 'fa15d692-e9c7-4460-a743-29f29522229a' }),
+      ).toBe(false);
+    });
+
+    it('has no rule without an issuer member, and makes the issuer part of the key identity', () => {
+      expect(readJwk(jwk(rsa.publicKey))?.fitsIssuer).toBeUndefined();
+      expect(readJwk(jwk(rsa.publicKey, { issuer: 'https://a.example' }))?.identity).not.toBe(
+        readJwk(jwk(rsa.publicKey, { issuer: 'https://b.example' }))?.identity,
+      );
+    });
   });
 });
 
@@ -427,6 +461,22 @@ describe('hostile and unusual key sets', () => {
       reason: 'signature',
     });
     expect(server.requests).toBe(1);
+  });
+
+  it("under a duplicate kid, tries only the keys whose own issuer fits the token's (iss-key when none does)", async () => {
+    const server = await jwksServer(() => [
+      jwk(rsa.publicKey, { kid: 'dup', issuer: 'https://elsewhere.example' }),
+      jwk(rsa2.publicKey, { kid: 'dup', issuer: ISSUER }),
+      jwk(rsa.publicKey, { kid: 'only', issuer: 'https://elsewhere.example' }),
+    ]);
+    const auth = jwksAuth(server.uri);
+    await expect(auth.verify(rs256('dup', rsa2.privateKey))).resolves.toMatchObject({ iss: ISSUER });
+    // Signed by the key bound elsewhere: it is not tried, so the one candidate's signature fails.
+    expect(await failure(auth.verify(rs256('dup', rsa.privateKey)))).toMatchObject({ reason: 'signature' });
+    expect(await failure(auth.verify(rs256('only', rsa.privateKey)))).toMatchObject({
+      code: 'invalid_token',
+      reason: 'iss-key',
+    });
   });
 
   it(`reads at most ${MAX_JWKS_KEYS} entries of a set`, async () => {

@@ -4,7 +4,13 @@
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../../lib/base/errors';
 import type { JwsHeader } from '../../lib/jose/jws';
-import { MAX_KID_FETCHES, MAX_PEM_BYTES, MAX_PEM_KIDS, pemByKidKeySource } from '../../lib/keys/pem-by-kid';
+import {
+  MAX_KID_FETCHES,
+  MAX_PEM_BYTES,
+  MAX_PEM_KIDS,
+  pemByKidKeySource,
+  UNKNOWN_KID_SECONDS,
+} from '../../lib/keys/pem-by-kid';
 import type { KeyChoice } from '../../lib/keys/source';
 import { hang, startLoopbackServer, until, type LoopbackServer } from '../fixtures/loopback-server';
 import { rejection } from '../fixtures/rejection';
@@ -102,6 +108,68 @@ describe('pemByKidKeySource', () => {
     expect(refetch).toBeInstanceOf(Promise);
     await refetch;
     expect(server.seen.filter((seen) => seen.url === `/${kids[1]}`)).toHaveLength(2);
+  });
+
+  it.each([403, 404])(
+    `remembers a kid the key server answered %i for: 401 without a fetch for ${UNKNOWN_KID_SECONDS} s, no budget spent`,
+    async (status) => {
+      const forged = randomUUID();
+      server.handler = (req, res) =>
+        req.url === `/${forged}` ? res.writeHead(status).end('Forbidden') : res.end(pem(ec));
+      const keys = source();
+      expect(await rejection(keys.keyFor(header(forged), {}) as Promise<KeyChoice>)).toMatchObject({
+        reason: 'kid-unknown',
+      });
+      for (let i = 0; i < 10; i++) {
+        now += 1;
+        let refusal: TokenAuthError | undefined;
+        try {
+          keys.keyFor(header(forged), {});
+        } catch (err) {
+          refusal = err as TokenAuthError;
+        }
+        expect(refusal).toMatchObject({ code: 'invalid_token', reason: 'kid-unknown' });
+        expect(refusal?.hint).toMatch(/answered 403\/404 for this kid within the last 300 s/);
+      }
+      expect(server.requests).toBe(1);
+      // The window's other slots are still there for new kids: the remembered kid spent none.
+      for (let i = 1; i < MAX_KID_FETCHES; i++) await keys.keyFor(header(randomUUID()), {});
+      now += UNKNOWN_KID_SECONDS;
+      await rejection(keys.keyFor(header(forged), {}) as Promise<KeyChoice>);
+      expect(server.seen.filter((seen) => seen.url === `/${forged}`)).toHaveLength(2);
+    },
+  );
+
+  it('fetches a rotated kid asked every 500 ms within one cooldown of a flood of 20 forged kids a second', async () => {
+    const rotated = randomUUID();
+    server.handler = (req, res) => (req.url === `/${rotated}` ? res.end(pem(ec)) : res.writeHead(403).end());
+    const keys = source();
+    const start = now;
+    let fetchedAt: number | undefined;
+    for (let tick = 0; tick < 40 * 20 && fetchedAt === undefined; tick++) {
+      now = start + tick / 20;
+      const forged = (() => {
+        try {
+          return keys.keyFor(header(randomUUID()), {});
+        } catch {
+          return undefined;
+        }
+      })();
+      if (forged instanceof Promise) await forged.catch(() => undefined);
+      if (tick % 10 === 5) {
+        try {
+          const key = keys.keyFor(header(rotated), {});
+          if (key instanceof Promise) await key;
+          fetchedAt = now;
+        } catch {
+          // 503 pem-cooldown: asked again in 500 ms
+        }
+      }
+    }
+    expect(fetchedAt).toBeDefined();
+    expect((fetchedAt as number) - (start + 0.25)).toBeLessThanOrEqual(30 + 1);
+    // The key server saw at most MAX_KID_FETCHES requests per cooldown, the rotated kid's included.
+    expect(server.requests).toBeLessThanOrEqual(MAX_KID_FETCHES * 3);
   });
 
   it('refuses a kid that is not a UUID (or no kid) before any fetch', () => {

@@ -1,8 +1,9 @@
 // Keys the app holds (key.secret, key.publicKey as a PEM, JWK or KeyObject, a resolver): read and checked at
 // createTokenAuth, the algorithm inferred from the key, EdDSA (RFC 8037, RFC 9864) among them.
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createTokenAuth, type TokenAuth, type TokenAuthOptions } from '../../lib';
 import { AUDIENCE, ecKeys, ISSUER, NOW, rsaKeys, SECRET, shapeB, sign } from '../fixtures/issuer';
+import { optionErrorOf } from '../fixtures/option-error';
 import { rejection } from '../fixtures/rejection';
 
 const ed25519 = generateKeyPairSync('ed25519');
@@ -58,6 +59,55 @@ describe('createTokenAuth option validation', () => {
       expect(make({ key: { publicKey: rsa.publicKey }, algorithms: ['HS256'] })).toThrow(/cannot verify/);
       expect(make({ key: { publicKey: ec.publicKey }, algorithms: ['ES256'] })).toThrow(/cannot verify/);
       expect(make({ key: { publicKey: ec.publicKey }, algorithms: ['RS256'] })).toThrow(/cannot verify/);
+    });
+  });
+
+  describe('RSA-PSS public keys (their parameters bind hash and salt)', () => {
+    const open = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
+    const pss384 = generateKeyPairSync('rsa-pss', {
+      modulusLength: 2048,
+      hashAlgorithm: 'sha384',
+      mgf1HashAlgorithm: 'sha384',
+      saltLength: 48 as unknown as string, // @types/node types it as a string
+    });
+    const pem = (key: KeyObject) => key.export({ format: 'pem', type: 'spki' }) as string;
+    /** The RSAPublicKey (PKCS #1) inside an RSA-PSS key's SPKI: the same key, read as a plain RSA key. */
+    const asPlainRsa = (key: KeyObject) => {
+      const der = key.export({ format: 'der', type: 'spki' });
+      const bits = der.indexOf(Buffer.from([0x03, 0x82]), 4); // the BIT STRING after the algorithm identifier
+      return createPublicKey({ key: der.subarray(bits + 5), format: 'der', type: 'pkcs1' });
+    };
+
+    it.each([
+      ['as a PEM', () => pem(open.publicKey)],
+      ['as a KeyObject', () => open.publicKey],
+    ])('refuses one without parameters %s at set-up, naming key.publicKey and the fix', (_form, publicKey) => {
+      for (const algorithms of [undefined, ['PS256']]) {
+        const err = optionErrorOf(make({ key: { publicKey: publicKey() }, algorithms }));
+        expect(err.option).toBe('key.publicKey');
+        expect(err.message).toMatch(/RSA-PSS key without parameters that fit PS256, PS384 or PS512/);
+        expect(err.message).toMatch(/plain RSA key \(a JWK \{ kty: "RSA", n, e \}/);
+      }
+    });
+
+    it('refuses algorithms its parameters rule out, naming algorithms and what the key is restricted to', () => {
+      const err = optionErrorOf(make({ key: { publicKey: pem(pss384.publicKey) }, algorithms: ['PS256'] }));
+      expect(err.option).toBe('algorithms');
+      expect(err.message).toMatch(/names PS256, .* its RSA-PSS parameters restrict it to PS384/);
+    });
+
+    it('accepts one restricted to PS384 and verifies its tokens; the same key as plain RSA verifies PS256', async () => {
+      const restricted = auth({ key: { publicKey: pem(pss384.publicKey) } });
+      await expect(restricted.verify(sign(shapeB(NOW), pss384.privateKey, 'PS384'))).resolves.toMatchObject({
+        iss: ISSUER,
+      });
+      const asRsa = auth({
+        key: { publicKey: asPlainRsa(open.publicKey).export({ format: 'jwk' }) },
+        algorithms: ['PS256'],
+      });
+      await expect(asRsa.verify(sign(shapeB(NOW), open.privateKey, 'PS256'))).resolves.toMatchObject({
+        iss: ISSUER,
+      });
     });
   });
 });

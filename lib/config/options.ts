@@ -20,10 +20,10 @@ import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from
 import type { ResolvedResource, ResourceOptions } from './resource';
 import type { ResolvedTokenExchange, TokenExchangeOptions } from '../remote/exchange-options';
 
-export type { JwksKeyOption } from '../keys/options';
+export type { JwksKeyOption, JwksKeySetOption, JwkSet } from '../keys/options';
 export type { UpstreamKeyOption } from '../remote/upstream';
 
-/** Where verification keys come from: a secret, a public key, a JWKS, an upstream verify endpoint, or a resolver. */
+/** Where verification keys come from: a secret, a public key, a JWK Set (inline or fetched), an upstream verify endpoint, or a resolver. */
 export type KeyOption = SigningKeyOption | UpstreamKeyOption;
 export type { IntrospectionOptions, IntrospectMode, SignedIntrospection } from '../remote/introspection-options';
 export type { ClientAuthMethod } from '../remote/client-auth';
@@ -45,7 +45,7 @@ export interface CacheOptions {
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
 export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends ResourceOptions {
-  /** Key source: `{ secret }`, `{ publicKey }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
+  /** Key source: `{ secret }`, `{ publicKey }`, `{ jwks }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
   key?: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
   issuer?: string | string[] | false;

@@ -39,6 +39,8 @@ function keyOption(options: ResolvedOptions): string {
       return source.held.key.type === 'secret' ? 'option "key.secret"' : 'option "key.publicKey"';
     case 'resolver':
       return 'option "key" (the app\'s key resolver)';
+    case 'jwks':
+      return 'option "key.jwks"';
     case 'jwksUri':
       return `option "key.jwksUri" (${source.url.href})`;
     case 'discovery':
@@ -57,6 +59,8 @@ function algorithmsOf(options: ResolvedOptions): readonly string[] {
       return [...source.held.algorithms];
     case 'resolver':
       return [...source.algorithms];
+    case 'jwks':
+      return [...source.jwks.algorithms];
     case 'jwksUri':
     case 'discovery':
     case 'preset':

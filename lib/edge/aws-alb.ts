@@ -1,5 +1,6 @@
 // awsAlb(): options for an app behind an AWS Application Load Balancer that authenticates users (OIDC) and sends their
-// claims as an ES256 JWT in `x-amzn-oidc-data`, its segments padded with `=`, its key a PEM per `kid` (docs/edge.md).
+// claims as an ES256 JWT in `x-amzn-oidc-data`, its segments padded with `=` (or, one day, not), its key a PEM per
+// `kid` (docs/edge.md).
 import { TokenAuthError } from '../base/errors';
 import { optionError, optionName } from '../base/option-error';
 import type { FieldList } from '../base/option-checks';
@@ -46,9 +47,9 @@ function albHeaderRule(signers: ReadonlySet<string>, clients: ReadonlySet<string
 
 /**
  * Options for `createTokenAuth` that verify the ALB's `x-amzn-oidc-data`: read from that header only, ES256, its
- * padded segments accepted (for this preset only; the signature covers them as received), `signer`, `client` and
- * `iss` of its header checked, the key fetched as PEM from the region's key endpoint by a `kid` that must be a
- * UUID. Throws an OptionError naming the argument for a bad one (a malformed ARN, a missing `clientId`).
+ * segments padded or unpadded (padding for this preset only; the signature covers them as received), `signer`,
+ * `client` and `iss` of its header checked, the key fetched as PEM from the region's key endpoint by a `kid` that
+ * must be a UUID. Throws an OptionError naming the argument for a bad one (a malformed ARN, a missing `clientId`).
  */
 export function awsAlb(options: AwsAlbOptions): EdgeOptions {
   const given = presetArguments<AwsAlbOptions>(options, FIELDS, 'awsAlb');

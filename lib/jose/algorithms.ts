@@ -129,9 +129,22 @@ function keyBits(key: KeyObject): number | undefined {
   return key.asymmetricKeyDetails?.modulusLength;
 }
 
+/**
+ * An RSA-PSS key carries its own parameters (RFC 4055 §3.1): a PS* algorithm fits it only when they name its hash
+ * for both digests and allow its salt length. A key without them (any hash, any salt) fits no PS* algorithm, as
+ * jsonwebtoken's rule had it: RFC 7518 §3.5 fixes each, and such a key verifies nothing here.
+ */
+function pssParametersFit(spec: AlgorithmSpec, key: KeyObject): boolean {
+  if (key.asymmetricKeyType !== 'rsa-pss') return true;
+  const details = key.asymmetricKeyDetails;
+  if (details?.hashAlgorithm !== spec.hash || details.mgf1HashAlgorithm !== spec.hash) return false;
+  return details.saltLength === undefined || details.saltLength <= (spec.saltLength ?? 0);
+}
+
 function fits(spec: AlgorithmSpec, key: KeyObject, type: string, bits: number | undefined): boolean {
   if (!spec.keyTypes.includes(type)) return false;
   if (spec.namedCurve !== undefined && key.asymmetricKeyDetails?.namedCurve !== spec.namedCurve) return false;
+  if (!pssParametersFit(spec, key)) return false;
   return spec.minKeyBits === undefined || (bits ?? 0) >= spec.minKeyBits;
 }
 
@@ -139,9 +152,10 @@ const fitCache = new WeakMap<KeyObject, readonly Algorithm[]>();
 
 /**
  * The algorithms a key can verify, by the table: a secret of at least MIN_SECRET_BYTES only HS*, an RSA public
- * key of at least MIN_RSA_BITS RS* and PS*, an RSA-PSS key PS*, an EC public key only the ES* of its curve, an
- * Ed25519 key `EdDSA` and `Ed25519`, an Ed448 key `EdDSA` only; a private key nothing. This is what makes key
- * confusion impossible: the header's `alg` must be in this list for the key that will check it.
+ * key of at least MIN_RSA_BITS RS* and PS*, an RSA-PSS key the PS* its parameters name (none without parameters),
+ * an EC public key only the ES* of its curve, an Ed25519 key `EdDSA` and `Ed25519`, an Ed448 key `EdDSA` only; a
+ * private key nothing. This is what makes key confusion impossible: the header's `alg` must be in this list for the
+ * key that will check it.
  */
 export function algorithmsForKey(key: KeyObject): readonly Algorithm[] {
   let fit = fitCache.get(key);

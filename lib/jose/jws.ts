@@ -242,11 +242,14 @@ function unpadded(segment: string, what: string): string {
 
 /**
  * `decodeJws` for AWS ALB's assertions, whose three segments are base64url padded with `=` (which RFC 7515 §2
- * leaves out): each segment must carry exactly the padding its length needs, and `signedEnd` indexes the text as
- * received, so the signature is checked over the padded bytes, as the ALB signs them. Only a key source that says
- * its tokens are padded (the ALB preset's) reads tokens this way; everywhere else `decodeJws` refuses padding.
+ * leaves out), or, the day the ALB drops the padding, not: a token holding an `=` is read in the padded form, each
+ * segment carrying exactly the padding its length needs; one without is a standard compact JWS, read by
+ * `decodeJws`. Either way `signedEnd` indexes the text as received, so the signature is checked over the bytes as
+ * the ALB signed and sent them, and a token cannot mix the forms. Only a key source that says its tokens may be
+ * padded (the ALB preset's) reads tokens this way; everywhere else `decodeJws` refuses padding.
  */
 export function decodePaddedJws(token: string): DecodedJws {
+  if (!token.includes('=')) return decodeJws(token);
   const first = token.indexOf('.');
   const second = first < 0 ? -1 : token.indexOf('.', first + 1);
   if (second < 0 || token.indexOf('.', second + 1) >= 0) throw invalid('segments');

@@ -9,6 +9,7 @@ import { checkRemoteUrl } from '../fetch/remote-url';
 import {
   PRESET_KEYS,
   type JwksKeyOption,
+  type JwksKeySetOption,
   type PresetKeys,
   type PublicKeyOption,
   type ResolvedKeys,
@@ -23,6 +24,7 @@ import {
 } from './discovery-options';
 import type { TenantRule } from '../token/issuer';
 import { jwksKeySource } from './jwks';
+import { inlineJwksKeySource, resolveInlineJwks } from './inline-jwks';
 import { undefinedOptionMessage } from '../base/env-names';
 import { checkJwksAddress } from './wrong-document';
 import {
@@ -36,11 +38,12 @@ import {
 import type { SigningKeySource } from './source';
 
 /** The object forms of the `key` option. */
-export type KeyForm = 'secret' | 'publicKey' | 'jwksUri' | 'upstream';
+export type KeyForm = 'secret' | 'publicKey' | 'jwks' | 'jwksUri' | 'upstream';
 
 /** The fields of the forms keys/ builds; `upstream`'s come from remote/index.ts, which builds that form. */
 const SECRET_FIELDS: FieldList<SecretKeyOption> = { secret: true };
 const PUBLIC_KEY_FIELDS: FieldList<PublicKeyOption> = { publicKey: true };
+const JWK_SET_FIELDS: FieldList<JwksKeySetOption> = { jwks: true };
 const JWKS_FIELDS: FieldList<JwksKeyOption> = { jwksUri: true, cooldown: true, timeout: true };
 
 /** Least time (seconds) between two key fetches of a source, unless its option says otherwise. */
@@ -74,12 +77,12 @@ export type KeyOptionRead =
   | { form: 'discovery'; issuers: readonly IssuerBase[]; timeout: number }
   | { form: 'resolver'; resolve: KeyResolver }
   | { form: 'preset'; build: PresetKeys }
-  | { form: 'secret' | 'publicKey' | 'jwksUri'; fields: Readonly<Record<string, unknown>> }
+  | { form: 'secret' | 'publicKey' | 'jwks' | 'jwksUri'; fields: Readonly<Record<string, unknown>> }
   | { form: 'upstream'; fields: Readonly<Record<string, unknown>> };
 
 /**
  * Read `issuerBaseURL` and `discovery`, or else the `key` option (an OptionError for anything wrong): a resolver
- * function, or an object with exactly one of `secret`, `publicKey`, `jwksUri`, `upstream` and only the fields that
+ * function, or an object with exactly one of `secret`, `publicKey`, `jwks`, `jwksUri`, `upstream` and only the fields that
  * form allows (`upstreamFields` for the last).
  */
 export function readKeyOption(
@@ -105,13 +108,14 @@ export function readKeyOption(
   if (key === undefined)
     optionError(
       'key',
-      'option "key" is required ({ secret }, { publicKey }, { jwksUri }, { upstream } or a resolver function)',
+      'option "key" is required ({ secret }, { publicKey }, { jwks }, { jwksUri }, { upstream } or a resolver function)',
     );
   if (typeof key === 'function') return { form: 'resolver', resolve: key as KeyResolver };
   if (!isObject(key)) optionError('key', 'option "key" must be an object or a function');
   const forms: Record<KeyForm, Readonly<Record<string, true>>> = {
     secret: SECRET_FIELDS,
     publicKey: PUBLIC_KEY_FIELDS,
+    jwks: JWK_SET_FIELDS,
     jwksUri: JWKS_FIELDS,
     upstream: upstreamFields,
   };
@@ -127,7 +131,7 @@ export function readKeyOption(
   if (given.length !== 1) {
     optionError(
       'key',
-      `option "key" must have exactly one of secret, publicKey, jwksUri or upstream${given.length > 1 ? ` (got ${given.join(' and ')})` : ''}`,
+      `option "key" must have exactly one of secret, publicKey, jwks, jwksUri or upstream${given.length > 1 ? ` (got ${given.join(' and ')})` : ''}`,
     );
   }
   const form = given[0];
@@ -180,6 +184,9 @@ export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, 
       return { form: 'held', held: resolveSecret(read.fields.secret, algorithms) };
     case 'publicKey':
       return { form: 'held', held: resolvePublicKey(read.fields.publicKey, algorithms) };
+    case 'jwks':
+      refuseSecretAlgorithms(algorithms, 'key.jwks', 'a JWK Set here holds public keys only');
+      return { form: 'jwks', jwks: resolveInlineJwks(read.fields.jwks, algorithms) };
     case 'jwksUri': {
       const url = checkRemoteUrl(read.fields.jwksUri, 'key.jwksUri', allowInsecureHttp);
       checkJwksAddress(url, 'key.jwksUri');
@@ -203,6 +210,8 @@ export function createKeySource(keys: ResolvedKeys, clock: () => number): Signin
       return heldKeySource(keys.held);
     case 'resolver':
       return resolverKeySource(keys.resolve, keys.algorithms);
+    case 'jwks':
+      return inlineJwksKeySource(keys.jwks);
     case 'jwksUri':
       return jwksKeySource({ ...keys, clock });
     case 'discovery':

@@ -1,20 +1,10 @@
 // Keys from a remote JWKS: chosen by `kid`, cached, refetched for an unknown `kid` at most once per cooldown, with
 // withdrawn keys flagged so the verdict cache stops serving what they verified.
-import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { Jwk } from '../jose/jwk';
 import { TokenAuthError } from '../base/errors';
 import type { JwsHeader } from '../jose/jws';
-import {
-  ALGORITHMS,
-  algorithmsForKey,
-  isSupportedAlgorithm,
-  keyFitsAlgorithm,
-  SUPPORTED_ALGORITHMS,
-  type Algorithm,
-} from '../jose/algorithms';
-import { privateMemberOf } from '../jose/jwk';
+import { ALGORITHMS, SUPPORTED_ALGORITHMS, type Algorithm } from '../jose/algorithms';
 import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
-import { carryOver, indexKeys, select, type JwksKey, type KeySet } from './key-set';
+import { carryOver, indexKeys, keyFromSet, readJwk, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
 import { isObject } from '../base/values';
 import { metadataInsteadOfJwks, notAKeySet, WrongDocumentError } from './wrong-document';
@@ -65,47 +55,7 @@ export interface JwksSourceConfig {
   named?: string;
 }
 
-/**
- * One JWK as a usable verification key, or undefined when it must be skipped: not RSA, EC or OKP (Ed25519,
- * Ed448), `use` other than
- * `sig`, `key_ops` without `verify`, private or symmetric material, an `alg` that is not an asymmetric algorithm
- * of ours or does not fit the key, RSA under 2048 bits, a curve we do not verify, or anything unparseable.
- * Skipping (rather than failing the whole set) keeps one odd key from taking every other key down with it.
- */
-export function readJwk(jwk: unknown): JwksKey | undefined {
-  if (!isObject(jwk)) return undefined;
-  if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') return undefined;
-  if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
-  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return undefined;
-  if (privateMemberOf(jwk) !== undefined) return undefined;
-  if (jwk.kid !== undefined && typeof jwk.kid !== 'string') return undefined;
-  if (jwk.alg !== undefined && (!isSupportedAlgorithm(jwk.alg) || ALGORITHMS[jwk.alg].family === 'hmac'))
-    return undefined;
-
-  // Only the public parameters go to OpenSSL: nothing else in the JWK (x5c, x5u, …) is read or trusted.
-  const material: Jwk =
-    jwk.kty === 'RSA'
-      ? { kty: 'RSA', n: jwk.n as string, e: jwk.e as string }
-      : jwk.kty === 'EC'
-        ? { kty: 'EC', crv: jwk.crv as string, x: jwk.x as string, y: jwk.y as string }
-        : { kty: 'OKP', crv: jwk.crv as string, x: jwk.x as string };
-  // OKP also names the X25519/X448 key-agreement curves, which never verify a signature.
-  if (jwk.kty === 'OKP' && !ALGORITHMS.EdDSA.crv?.includes(jwk.crv as string)) return undefined;
-  if (Object.values(material).some((value) => typeof value !== 'string' || value === '')) return undefined;
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: material, format: 'jwk' });
-  } catch {
-    return undefined;
-  }
-  // The table's bounds: RSA under MIN_RSA_BITS, or a curve no algorithm is bound to, verifies nothing.
-  if (algorithmsForKey(key).length === 0) return undefined;
-  const alg = jwk.alg as Algorithm | undefined;
-  if (alg !== undefined && !keyFitsAlgorithm(key, alg)) return undefined;
-  const kid = jwk.kid as string | undefined;
-  const identity = JSON.stringify([kid, alg, material]);
-  return { kid, alg, key, identity, withdrawn: false };
-}
+export { readJwk } from './key-set';
 
 const NOT_JSON = 'JWKS is not JSON';
 
@@ -229,25 +179,20 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
     return new TokenAuthError('invalid_token', { reason: 'kid-unknown' });
   }
 
-  function noFit(header: JwsHeader): TokenAuthError {
-    return new TokenAuthError('invalid_token', { reason: header.kid === undefined ? 'kid-ambiguous' : 'kid-no-fit' });
-  }
-
-  function afterFetch(header: JwsHeader): KeyChoice {
-    const found = keys === undefined ? 'unknown' : select(keys, header);
-    if (typeof found === 'object') return found;
-    if (found === 'known') throw noFit(header);
-    throw missing();
+  function afterFetch(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyChoice {
+    const found = keys === undefined ? undefined : keyFromSet(keys, header, payload);
+    if (found === undefined) throw missing();
+    return found;
   }
 
   return {
     kind: 'jws',
     algorithms: new Set(config.algorithms ?? JWKS_DEFAULT_ALGORITHMS),
-    keyFor(header) {
+    keyFor(header, payload) {
       const now = clock();
       if (keys !== undefined) {
-        const found = select(keys, header);
-        if (typeof found === 'object') {
+        const found = keyFromSet(keys, header, payload);
+        if (found !== undefined) {
           if (
             now - keys.fetchedAt >= JWKS_MAX_AGE &&
             pending === undefined &&
@@ -258,12 +203,11 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
           }
           return found;
         }
-        if (found === 'known') throw noFit(header);
       }
       if (closing.signal.aborted) throw missing();
-      if (pending !== undefined) return pending.then(() => afterFetch(header));
+      if (pending !== undefined) return pending.then(() => afterFetch(header, payload));
       if (coolingFor(now) > 0) throw missing();
-      return refetch(now).then(() => afterFetch(header));
+      return refetch(now).then(() => afterFetch(header, payload));
     },
     ready() {
       if (keys !== undefined) return Promise.resolve();

@@ -8,6 +8,7 @@ import type { IssuerBase } from './discovery-options';
 import type { HeldKey, KeyResolver } from './static';
 import type { TenantRule } from '../token/issuer';
 import type { SigningKeySource } from './source';
+import type { InlineJwks } from './inline-jwks';
 
 /**
  * Where an edge preset (`express-verified-user/edge`) puts the key source its vendor needs that no `key` form
@@ -32,6 +33,16 @@ export interface PublicKeyOption {
   publicKey: string | Jwk | KeyObject;
 }
 
+/** A JWK Set (RFC 7517 §5): public keys, each chosen by its `kid`. */
+export interface JwkSet {
+  keys: readonly Jwk[];
+}
+
+/** A JWK Set given inline: keys chosen by `kid`, each checked as a fetched JWKS's keys are. */
+export interface JwksKeySetOption {
+  jwks: JwkSet;
+}
+
 /** Remote JWKS: keys chosen by `kid`, cached, refetched for an unknown `kid` at most once per `cooldown`. */
 export interface JwksKeyOption {
   jwksUri: string;
@@ -41,13 +52,14 @@ export interface JwksKeyOption {
   timeout?: Duration;
 }
 
-/** Where verification keys come from: a secret, a public key, a JWKS, or a resolver. */
-export type SigningKeyOption = SecretKeyOption | PublicKeyOption | JwksKeyOption | KeyResolver;
+/** Where verification keys come from: a secret, a public key, a JWK Set inline or at an address, or a resolver. */
+export type SigningKeyOption = SecretKeyOption | PublicKeyOption | JwksKeySetOption | JwksKeyOption | KeyResolver;
 
 /** The signing keys named by `key` or `issuerBaseURL`, checked at set-up; durations in seconds. */
 export type ResolvedKeys =
   | { form: 'held'; held: HeldKey }
   | { form: 'resolver'; resolve: KeyResolver; algorithms: ReadonlySet<Algorithm> }
+  | { form: 'jwks'; jwks: InlineJwks }
   | { form: 'jwksUri'; url: URL; cooldown: number; timeout: number; algorithms: readonly Algorithm[] | undefined }
   | { form: 'preset'; build: PresetKeys; algorithms: readonly Algorithm[] | undefined }
   | {

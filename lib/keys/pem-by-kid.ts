@@ -1,10 +1,12 @@
 // Keys fetched one at a time as PEM, each at a key base + the token header's `kid` (AWS ALB's regional key endpoint):
 // only a UUID `kid` ever reaches a URL; keys held by `kid`, bounded in count; new `kid`s fetched at most a few times
-// per cooldown, concurrent requests for one `kid` sharing one fetch. The bounds are the JWKS source's, per `kid`.
+// per cooldown, kids that requests keep asking for first (keys/kid-budget.ts), concurrent requests for one `kid`
+// sharing one fetch, kids the key server does not know remembered for a while.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
 import { keyFitsAlgorithm, type Algorithm } from '../jose/algorithms';
 import { fetchBounded, RemoteFetchError, type BoundedAnswer } from '../fetch/bounded-fetch';
+import { kidBudget, UNKNOWN_KID_SECONDS } from './kid-budget';
 import type { SigningKeySource } from './source';
 
 /**
@@ -20,17 +22,13 @@ export const MAX_PEM_BYTES = 8 * 1024;
 /** Most keys held, by `kid`, the least recently used dropped first; a region signs with one or two at a time. */
 export const MAX_PEM_KIDS = 16;
 
-/**
- * Most fetches of `kid`s not held that start within one cooldown: a flood of made-up UUIDs costs the key server
- * this many requests per cooldown, and a real new `kid` (a rotation) waits at most one cooldown behind it.
- */
-export const MAX_KID_FETCHES = 4;
+export { MAX_KID_FETCHES, UNKNOWN_KID_SECONDS, UNKNOWN_KIDS } from './kid-budget';
 
 /** Settings of a PEM-by-kid key source; durations in seconds. */
 export interface PemByKidConfig {
   /** Where the keys are: a key's address is this URL (ending in `/`) followed by its `kid`. */
   base: URL;
-  /** The window in which at most MAX_KID_FETCHES fetches start. */
+  /** The window in which at most MAX_KID_FETCHES fetches of new kids start. */
   cooldown: number;
   /** Limit of one fetch, body included. */
   timeout: number;
@@ -38,7 +36,7 @@ export interface PemByKidConfig {
   algorithms: ReadonlySet<Algorithm>;
   /** Current time in seconds (the `clock` option), which paces the fetches. */
   clock: () => number;
-  /** How the tokens these keys verify write their segments (`'padded'`: AWS ALB). */
+  /** How the tokens these keys verify write their segments (`'padded'`: AWS ALB's, padded or not). */
   segments?: 'padded';
 }
 
@@ -66,15 +64,17 @@ export function pemByKidKeySource(config: PemByKidConfig): SigningKeySource {
   /** Held keys by `kid`, least recently used first. */
   const held = new Map<string, KeyObject>();
   const pending = new Map<string, Promise<KeyObject>>();
-  let windowStart = -Infinity;
-  let fetchesInWindow = 0;
-
-  function retryAfter(now: number): number {
-    return fetchesInWindow < MAX_KID_FETCHES ? 1 : Math.max(1, Math.ceil(windowStart + cooldown - now));
-  }
+  const budget = kidBudget(cooldown);
 
   function unavailable(reason: string, cause?: unknown): TokenAuthError {
-    return new TokenAuthError('verification_unavailable', { reason, cause, retryAfter: retryAfter(clock()) });
+    return new TokenAuthError('verification_unavailable', { reason, cause, retryAfter: budget.retryAfter(clock()) });
+  }
+
+  function kidUnknown(remembered: boolean): TokenAuthError {
+    const hint = remembered
+      ? `the key server (${base.href}) answered 403/404 for this kid within the last ${UNKNOWN_KID_SECONDS} s: not asked again until then`
+      : `the key server (${base.href}) does not know this kid: a token of another region or not the ALB's`;
+    return new TokenAuthError('invalid_token', { reason: 'kid-unknown', hint });
   }
 
   function hold(kid: string, key: KeyObject): void {
@@ -95,8 +95,8 @@ export function pemByKidKeySource(config: PemByKidConfig): SigningKeySource {
       throw unavailable(err instanceof RemoteFetchError ? `pem-${err.failure}` : 'pem-fetch', err);
     }
     if (answer.status === 403 || answer.status === 404) {
-      const hint = `the key server (${base.href}) does not know this kid: a token of another region or not the ALB's`;
-      throw new TokenAuthError('invalid_token', { reason: 'kid-unknown', hint });
+      budget.unknown(kid, clock());
+      throw kidUnknown(false);
     }
     if (answer.status !== 200) throw unavailable('pem-fetch', new Error(`the key server answered ${answer.status}`));
     const key = readPemKey(answer.text, algorithms);
@@ -124,13 +124,9 @@ export function pemByKidKeySource(config: PemByKidConfig): SigningKeySource {
       if (closing.signal.aborted) throw unavailable('pem-closed');
       const shared = pending.get(kid);
       if (shared !== undefined) return shared;
-      const now = clock();
-      if (now - windowStart >= cooldown) {
-        windowStart = now;
-        fetchesInWindow = 0;
-      }
-      if (fetchesInWindow >= MAX_KID_FETCHES) throw unavailable('pem-cooldown');
-      fetchesInWindow++;
+      const turn = budget.turn(kid, clock());
+      if (turn === 'unknown') throw kidUnknown(true);
+      if (turn === 'wait') throw unavailable('pem-cooldown');
       const run = download(kid).finally(() => pending.delete(kid));
       pending.set(kid, run);
       return run;

@@ -57,8 +57,8 @@ export interface SigningKeySource {
   /** Sources that discover their issuers (`issuerBaseURL`): the issuer identifiers, as the servers name themselves. */
   discoveredIssuers?(): Promise<DiscoveredIssuers>;
   /**
-   * `'padded'`: the tokens this source's keys verify write their segments base64url padded with `=` (AWS ALB), and
-   * are read so (jose/jws.ts `decodePaddedJws`); absent: strict compact JWS, as RFC 7515 writes it.
+   * `'padded'`: the tokens this source's keys verify may write their segments base64url padded with `=` (AWS ALB),
+   * or unpadded, and are read so (jose/jws.ts `decodePaddedJws`); absent: strict compact JWS, as RFC 7515 writes it.
    */
   readonly segments?: 'padded';
 }

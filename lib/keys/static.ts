@@ -26,6 +26,19 @@ export interface HeldKey {
   algorithms: ReadonlySet<Algorithm>;
 }
 
+/** An RSA-PSS key whose parameters fit no PS* algorithm (RFC 7518 §3.5 fixes hash, MGF1 hash and salt length). */
+const PSS_UNUSABLE =
+  'is an RSA-PSS key without parameters that fit PS256, PS384 or PS512 (each fixes its hash, MGF1 hash and salt ' +
+  'length), so it would refuse every token: give the same key as a plain RSA key (a JWK { kty: "RSA", n, e }, or a ' +
+  'PEM of an rsaEncryption key) with algorithms: ["PS256"], or make the RSA-PSS key restricted to one of them ' +
+  '(hash and MGF1 hash SHA-256, salt length 32 for PS256)';
+
+/** For an RSA-PSS key, what its parameters restrict it to, for a refusal of option "algorithms". */
+function restriction(key: KeyObject): string {
+  if (key.asymmetricKeyType !== 'rsa-pss') return '';
+  return `; its RSA-PSS parameters restrict it to ${algorithmsForKey(key).join(', ')}`;
+}
+
 /** The accepted algorithms for one known key: the option's, each checked against the key, or the key's default. */
 function algorithmsFor(
   key: KeyObject,
@@ -46,7 +59,7 @@ function algorithmsFor(
     if (!keyFitsAlgorithm(key, alg))
       optionError(
         'algorithms',
-        `option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)`,
+        `option "algorithms" names ${alg}, which ${what} cannot verify (key confusion is refused)${restriction(key)}`,
       );
   }
   return new Set(requested);
@@ -89,6 +102,8 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
       if (/PRIVATE KEY-----/.test(input)) refuse(`${what} must be a public key, not a private one`);
       key = createPublicKey(input);
     } else if (typeof input === 'object' && input !== null) {
+      if (Array.isArray((input as { keys?: unknown }).keys))
+        refuse(`${what} is a JWK Set ({ "keys": [...] }): give it as key.jwks, whose keys are chosen by kid`);
       const jwk = input as Jwk;
       if (jwk.kty === 'oct') refuse(`${what} is a symmetric JWK; pass it as key.secret`);
       if (jwk.d !== undefined) refuse(`${what} must be a public JWK (it holds private parameter "d")`);
@@ -104,8 +119,10 @@ export function toPublicKey(input: unknown, what: string): KeyObject {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
     if (bits < MIN_RSA_BITS) refuse(`${what} is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are required`);
   }
-  if (algorithmsForKey(key).length === 0)
+  if (algorithmsForKey(key).length === 0) {
+    if (key.asymmetricKeyType === 'rsa-pss') refuse(`${what} ${PSS_UNUSABLE}`);
     refuse(`${what} is not an RSA, EC P-256/P-384/P-521, Ed25519 or Ed448 public key`);
+  }
   return key;
 }
 

@@ -22,13 +22,21 @@ export function quoted(value: unknown): string {
   return quotedText(String(value), MAX_SERVER_TEXT);
 }
 
-/** The path of a metadata address, with what precedes `/.well-known/…` (the issuer's own path), or undefined. */
-function metadataPath(url: URL): { issuer: string } | undefined {
-  const openid = /^(.*?)\/\.well-known\/openid-configuration\/?$/.exec(url.pathname);
-  if (openid !== null) return { issuer: `${url.origin}${openid[1]}` };
-  const oauth = /^\/\.well-known\/oauth-authorization-server(\/.*)?$/.exec(url.pathname);
-  if (oauth !== null) return { issuer: `${url.origin}${oauth[1] ?? ''}` };
-  return undefined;
+/**
+ * A metadata document's name under `/.well-known/`: RFC 8414's `oauth-authorization-server`, or any
+ * `<name>-configuration` (OpenID Connect's `openid-configuration`, Keycloak's `uma2-configuration`, …).
+ */
+const METADATA_NAME =
+  /^(.*?)\/\.well-known\/(oauth-authorization-server|[a-z0-9][a-z0-9._-]*-configuration)(\/.+?)?\/?$/i;
+
+/**
+ * A metadata address: its document's name, and its issuer, the path around `/.well-known/<name>` (before it, as
+ * OpenID Connect places it, or after it, as RFC 8414 §3.1 inserts it); undefined for any other address.
+ */
+function metadataPath(url: URL): { issuer: string; name: string } | undefined {
+  const found = METADATA_NAME.exec(url.pathname);
+  if (found === null) return undefined;
+  return { issuer: `${url.origin}${found[1]}${found[3] ?? ''}`, name: found[2] };
 }
 
 /** Whether a path reads as a key set's address (`…/jwks`, `…/jwks.json`, `…/certs`, anything under `/.well-known/` but metadata). */
@@ -44,11 +52,19 @@ export function looksLikeJwksPath(url: URL): boolean {
 export function checkIssuerBaseAddress(url: URL, option: string): void {
   const metadata = metadataPath(url);
   if (metadata !== undefined) {
+    const named = /^(openid-configuration|oauth-authorization-server)$/i.test(metadata.name)
+      ? ''
+      : ` (a /.well-known/${metadata.name} document, not the issuer)`;
     optionError(
       option,
-      `option "${option}" is a discovery metadata address: give the issuer itself (${quoted(metadata.issuer)}); the metadata path is added by discovery`,
+      `option "${option}" is a discovery metadata address${named}: give the issuer itself (${quoted(metadata.issuer)}); the metadata path is added by discovery`,
     );
   }
+  if (/\/\.well-known\/oauth-protected-resource(\/|$)/.test(url.pathname))
+    optionError(
+      option,
+      `option "${option}" is a protected resource's metadata address (RFC 9728), not an issuer: give the authorization server its "authorization_servers" names`,
+    );
   if (/\/\.well-known\//.test(url.pathname)) optionError(option, `option "${option}": ${USE_JWKS_URI}`);
 }
 

@@ -98,6 +98,23 @@ export function issuerRefused(accepted: Iterable<string>, source = 'option "issu
   return new TokenAuthError('invalid_token', { reason: 'iss', hint });
 }
 
+/** A rule on a token's (decoded, not yet verified) payload: true when the token fits it. */
+export type PayloadRule = (payload: Readonly<Record<string, unknown>>) => boolean;
+
+/** The placeholder as a key's `issuer` may write it: in any case, as Microsoft's own check of that member reads it. */
+const KEY_PLACEHOLDER = /\{tenantid\}/gi;
+
+/**
+ * The rule of a key bound to one issuer (the `issuer` member of an Entra ID JWK, docs/enterprise.md): a token it
+ * verifies names exactly that issuer as `iss`, with `{tenantid}` replaced by the token's `tid`, which must then be
+ * a tenant ID (a lower-case GUID). Worked out once per key; whatever `tenants` allows is the issuer rule's to say.
+ */
+export function keyIssuerRule(issuer: string): PayloadRule {
+  const parts = issuer.split(KEY_PLACEHOLDER);
+  if (parts.length === 1) return (payload) => payload.iss === issuer;
+  return (payload) => isTenantId(payload.tid) && payload.iss === parts.join(payload.tid);
+}
+
 /** Which issuers a TokenAuth (or one discovered server) accepts, asked before and after a token's signature. */
 export interface IssuerRule {
   /** The issuers as configured or discovered, templates with `{tenantid}` in them. */

@@ -132,7 +132,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     let decoded: DecodedJws | undefined;
     let key: MaybePromise<KeyChoice>;
     try {
-      // AWS ALB's preset keys read padded segments; every other source the strict compact form.
+      // AWS ALB's preset keys read padded segments (or unpadded); every other source the strict compact form.
       decoded = signing.segments === 'padded' ? decodePaddedJws(token) : decodeJws(token);
       checkHeader(decoded.header, signing.algorithms);
       key = signing.keyFor(decoded.header, decoded.payload);
