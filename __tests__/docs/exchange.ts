@@ -27,6 +27,20 @@ async function servers(
 }
 
 export const drivers: DocDrivers = {
+  // The test issuer's own token exchange: the printed curl line's token gets the answer the page shows; none, a 401.
+  'exchange-test-issuer': {
+    async run(t) {
+      const app = await t.serve();
+      const token = /Authorization: Bearer ([\w.-]+)"/.exec(app.stdout())?.[1];
+      expect(token).toBeDefined();
+      expect((await call(`${app.origin}/builds`)).status).toBe(401);
+      const answer = await call(`${app.origin}/builds`, { token });
+      expect([answer.status, answer.body]).toEqual([
+        200,
+        { sub: 'alice', aud: 'ci.example.com', scopes: ['builds:read'], actors: [{ sub: 'test-client' }] },
+      ]);
+    },
+  },
   // The route: the downstream API answers with its own audience and the exchanging client as actor; a refused
   // exchange is a 403 without a challenge.
   'exchange-route': {
