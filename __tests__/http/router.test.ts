@@ -6,7 +6,7 @@ import {
   verifyRouter,
   type ProfileResult,
   type TokenAuthOptions,
-  type JwtClaims,
+  type RegisteredClaims,
   type VerifyRouterOptions,
 } from '../../lib';
 import { resetDefaultTokenAuth } from '../../lib/token-auth';
@@ -191,7 +191,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('uses an async resolveProfile, which receives the verified claims and the request', async () => {
       const claims = shapeB(NOW);
-      const seen: Array<[JwtClaims, string | undefined]> = [];
+      const seen: Array<[RegisteredClaims, string | undefined]> = [];
       const app = routerApp(
         {},
         {

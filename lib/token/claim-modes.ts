@@ -1,6 +1,7 @@
 // Claims modes as data ('strict', 'jwt', 'at+jwt'): which claims each requires, its `typ` rule, required claims
 // and the app's validateClaims, behind one ClaimPolicy the verifier calls.
 import { shapeBViolation, type VerifiedClaims } from './claims';
+import { registeredTypeViolation } from './registered';
 import { TokenAuthError } from '../base/errors';
 import { normalizeTyp, type JwsHeader } from '../jose/jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
@@ -12,14 +13,27 @@ import { createBrand } from '../base/brand';
 export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
 
 /**
- * What `claims: 'jwt'` guarantees: the registered claims that were checked. `exp` is always an integer, `iat` and
- * `nbf` numbers when present; every other claim is `unknown` until the app narrows it.
+ * What every claims mode guarantees, and so the type of `req.auth`: an integer `exp`; `iat` and `nbf` numbers, `iss`
+ * and `jti` strings, `aud` a string or an array of strings when present (RFC 7519 §4.1); `sub` a string when present,
+ * or null in Shape B. Every other claim is `unknown` until the app narrows it.
  */
-export interface JwtClaims {
+export interface RegisteredClaims {
   exp: number;
   iat?: number;
   nbf?: number;
+  iss?: string;
+  aud?: string | string[];
+  jti?: string;
+  sub?: string | null;
   [claim: string]: unknown;
+}
+
+/**
+ * What `claims: 'jwt'` guarantees: the registered claims, as RFC 7519 types them, each checked when present (a token
+ * whose `sub` is not a string is refused, reason `jwt:sub`). Every other claim is `unknown` until the app narrows it.
+ */
+export interface JwtClaims extends RegisteredClaims {
+  sub?: string;
 }
 
 /** What `claims: 'at+jwt'` guarantees: the claims RFC 9068 §2.2 requires of a JWT access token. */
@@ -108,11 +122,14 @@ const MODES: Readonly<Record<ClaimsMode, ModeRule>> = {
     hint: "claims: 'strict' (the default with option \"key\") accepts only the identity service's Shape B; tokens of other authorization servers (OpenID Connect, RFC 9068) need claims: 'jwt' or 'at+jwt'",
   },
   jwt: {
-    violation: () => undefined,
+    violation: (payload) => {
+      const claim = registeredTypeViolation(payload);
+      return claim === undefined ? undefined : `jwt:${claim}`;
+    },
     typ: undefined,
     scopeClaims: JWT_SCOPE_CLAIMS,
     requireIat: false,
-    hint: "claims: 'jwt' checks registered claims only",
+    hint: "claims: 'jwt' checks registered claims only, each of the type RFC 7519 §4.1 gives it when present (iss, sub, jti strings; aud a string or an array of strings), as JwtClaims types them",
   },
   'at+jwt': {
     violation: (payload) => {
@@ -272,12 +289,13 @@ export function resolveClaimPolicy(
 
 /**
  * For a debug line: why a refusal came from the mode, or undefined when it did not. `shape:*` under `'strict'`,
- * `at+jwt:*` and a missing `typ` under `'at+jwt'`, and `iat` where the mode requires it.
+ * `jwt:*` under `'jwt'`, `at+jwt:*` and a missing `typ` under `'at+jwt'`, and `iat` where the mode requires it.
  */
 export function modeHint(mode: ClaimsMode, reason: string | undefined): string | undefined {
   if (reason === undefined) return undefined;
   const fromMode =
     (mode === 'strict' && (reason.startsWith('shape:') || reason === 'iat')) ||
+    (mode === 'jwt' && reason.startsWith('jwt:')) ||
     (mode === 'at+jwt' && (reason.startsWith('at+jwt:') || reason === 'typ' || reason === 'iat'));
   return fromMode ? MODES[mode].hint : undefined;
 }

@@ -1,5 +1,7 @@
-// The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience.
+// The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience, and the types
+// of iss, sub, aud and jti when present.
 import { TokenAuthError } from '../base/errors';
+import { isStringArray } from '../base/values';
 import type { IssuerRule } from './issuer';
 
 /** The RFC 7519 registered-claim rules of one TokenAuth, resolved from its options. */
@@ -82,4 +84,25 @@ export function checkIssuerAudience(payload: Record<string, unknown>, rules: Reg
       throw invalid('aud');
     }
   }
+}
+
+/**
+ * RFC 7519 §4.1.1–4.1.3, §4.1.7: `iss`, `sub` and `jti` are strings, `aud` a string or an array of strings. Only these
+ * and the times (readTimes) have a type of their own; every other claim is the app's to read.
+ */
+const REGISTERED_TYPES: ReadonlyArray<readonly [string, (value: unknown) => boolean]> = [
+  ['iss', (v) => typeof v === 'string'],
+  ['sub', (v) => typeof v === 'string'],
+  ['aud', (v) => typeof v === 'string' || isStringArray(v)],
+  ['jti', (v) => typeof v === 'string'],
+];
+
+/**
+ * The first of `iss`, `sub`, `aud`, `jti` present with another type than RFC 7519 gives it (`null` included), or
+ * undefined: what lets `JwtClaims` type them (claim-modes.ts), so a type never says more than was checked.
+ */
+export function registeredTypeViolation(payload: Record<string, unknown>): string | undefined {
+  for (const [claim, valid] of REGISTERED_TYPES)
+    if (payload[claim] !== undefined && !valid(payload[claim])) return claim;
+  return undefined;
 }
