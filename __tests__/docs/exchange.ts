@@ -179,6 +179,7 @@ export const drivers: DocDrivers = {
       const refusals = [
         [{ subject_token: user, resource: ci.resource, scope: 'builds:write' }, 'invalid_scope'],
         [{ subject_token: user, resource: 'https://other.example.com/api' }, 'invalid_target'],
+        [{ subject_token: user, audience: 'constructor' }, 'invalid_target'],
         [{ subject_token: String(granted.body.access_token), resource: ci.resource }, 'invalid_request'],
         [{ subject_token: `${user.slice(0, -4)}AAAA`, resource: ci.resource }, 'invalid_request'],
       ] as const;
