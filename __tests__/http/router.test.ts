@@ -399,7 +399,9 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it("answers 404 in claims: 'jwt' mode when the google entry lacks a field", async () => {
-      const token = sign(shapeB(NOW, { providers: { google: { id: 'g', email: 'a@example.com', name: 'A' } } }));
+      const google = { id: 'g', email: 'a@example.com', name: 'A' };
+      // A string sub: 'jwt' mode refuses Shape B's null one (RFC 7519 §4.1.2).
+      const token = sign(shapeB(NOW, { providers: { google }, sub: 'user-1' }));
       const res = await request(routerApp({ claims: 'jwt' }))
         .get(`${PATH}?view=profile`)
         .set(bearer(token))

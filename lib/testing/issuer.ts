@@ -203,6 +203,8 @@ export async function createTestIssuer(opts: TestIssuerOptions = {}): Promise<Te
 
   const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
     const payload = sampleShapeB({ issuer, audience, now: Math.floor(clock()), lifetime });
+    // A user's token names its user: a string sub, which every claims mode takes ('jwt' refuses the sample's null).
+    payload.sub = 'test-user';
     if (holder !== undefined) payload.cnf = { jkt: holder.jkt };
     for (const [name, value] of Object.entries(overrides)) {
       if (value === undefined) delete payload[name];

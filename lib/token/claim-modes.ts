@@ -1,7 +1,7 @@
 // Claims modes as data ('strict', 'jwt', 'at+jwt'): which claims each requires, its `typ` rule, required claims
 // and the app's validateClaims, behind one ClaimPolicy the verifier calls.
 import { shapeBViolation, type VerifiedClaims } from './claims';
-import { registeredTypeViolation } from './registered';
+import { registeredTypeViolation, type JwtClaims } from './registered';
 import { TokenAuthError } from '../base/errors';
 import { normalizeTyp, type JwsHeader } from '../jose/jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
@@ -9,32 +9,10 @@ import { isStringArray, isThenable } from '../base/values';
 import { optionError } from '../base/option-error';
 import { createBrand } from '../base/brand';
 
+export type { JwtClaims, RegisteredClaims } from './registered';
+
 /** How much of the payload is checked beyond signature, time, issuer and audience (docs/any-issuer.md). */
 export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
-
-/**
- * What every claims mode guarantees, and so the type of `req.auth`: an integer `exp`; `iat` and `nbf` numbers, `iss`
- * and `jti` strings, `aud` a string or an array of strings when present (RFC 7519 §4.1); `sub` a string when present,
- * or null in Shape B. Every other claim is `unknown` until the app narrows it.
- */
-export interface RegisteredClaims {
-  exp: number;
-  iat?: number;
-  nbf?: number;
-  iss?: string;
-  aud?: string | string[];
-  jti?: string;
-  sub?: string | null;
-  [claim: string]: unknown;
-}
-
-/**
- * What `claims: 'jwt'` guarantees: the registered claims, as RFC 7519 types them, each checked when present (a token
- * whose `sub` is not a string is refused, reason `jwt:sub`). Every other claim is `unknown` until the app narrows it.
- */
-export interface JwtClaims extends RegisteredClaims {
-  sub?: string;
-}
 
 /** What `claims: 'at+jwt'` guarantees: the claims RFC 9068 §2.2 requires of a JWT access token. */
 export interface AccessTokenClaims extends JwtClaims {

@@ -1,8 +1,32 @@
 // The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience, and the types
-// of iss, sub, aud and jti when present.
+// of iss, sub, aud and jti when present; the types that say so (RegisteredClaims, JwtClaims).
 import { TokenAuthError } from '../base/errors';
 import { isStringArray } from '../base/values';
 import type { IssuerRule } from './issuer';
+
+/**
+ * What every claims mode guarantees, and so the type of `req.auth`: an integer `exp`; `iat` and `nbf` numbers, `iss`
+ * and `jti` strings, `aud` a string or an array of strings when present (RFC 7519 §4.1); `sub` a string when present,
+ * or null in Shape B. Every other claim is `unknown` until the app narrows it.
+ */
+export interface RegisteredClaims {
+  exp: number;
+  iat?: number;
+  nbf?: number;
+  iss?: string;
+  aud?: string | string[];
+  jti?: string;
+  sub?: string | null;
+  [claim: string]: unknown;
+}
+
+/**
+ * What `claims: 'jwt'` guarantees: the registered claims, as RFC 7519 types them, each checked when present (a token
+ * whose `sub` is not a string is refused, reason `jwt:sub`). Every other claim is `unknown` until the app narrows it.
+ */
+export interface JwtClaims extends RegisteredClaims {
+  sub?: string;
+}
 
 /** The RFC 7519 registered-claim rules of one TokenAuth, resolved from its options. */
 export interface RegisteredClaimRules {
