@@ -157,7 +157,9 @@ describe('express-verified-user/otel', () => {
     });
     const discovering = createTokenAuth({ issuerBaseURL: server.origin, audience: AUDIENCE, clock: () => NOW });
     try {
-      await discovering.verify(sign(shapeB(NOW, { iss: server.origin }), ec.privateKey, 'ES256', { kid: 'k1' }));
+      await discovering.verify(
+        sign(shapeB(NOW, { iss: server.origin, sub: 'user-1' }), ec.privateKey, 'ES256', { kid: 'k1' }),
+      );
     } finally {
       discovering.close();
       await server.close();

@@ -128,6 +128,12 @@ const SCENARIOS = [
   { name: 'ours-cold', label: 'express-verified-user, cold, cache on', build: ours({}) },
   { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', build: ours({ cache: false }) },
   {
+    name: 'ours-jwt-nocache',
+    label: "express-verified-user, claims: 'jwt', cold, `cache: false`",
+    extra: { claims: 'jwt', cache: false },
+    build: ours({ claims: 'jwt', cache: false }),
+  },
+  {
     name: 'express-jwt',
     label: 'express-jwt (README: string key)',
     peer: 'express-jwt',
@@ -194,7 +200,7 @@ if (BASELINE) {
       ...s,
       name: `${s.name}@base`,
       label: `${s.label} [baseline]`,
-      build: ours(s.name === 'ours-nocache' ? { cache: false } : {}, true),
+      build: ours(s.extra ?? (s.name === 'ours-nocache' ? { cache: false } : {}), true),
     });
   }
 }

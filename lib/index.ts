@@ -46,7 +46,14 @@ export type { CacheStats } from './verify/cache';
 export type { KeyResolver } from './keys/static';
 export type { JwsHeader } from './jose/jws';
 export type { Algorithm } from './jose/algorithms';
-export type { ClaimsMode, ClaimsOf, JwtClaims, AccessTokenClaims, ClaimsValidator } from './token/claim-modes';
+export type {
+  ClaimsMode,
+  ClaimsOf,
+  RegisteredClaims,
+  JwtClaims,
+  AccessTokenClaims,
+  ClaimsValidator,
+} from './token/claim-modes';
 export type { ScopeClaimOption } from './token/scope-claim';
 export type { DpopOptions, DpopNonceOptions, DpopAlgorithm, MtlsOptions, ClientCertificate } from './dpop/options';
 export {

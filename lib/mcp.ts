@@ -2,7 +2,7 @@
 // (the MCP SDK's OAuthTokenVerifier), over a TokenAuth. The MCP SDK is an optional peer (1.x or 2.x).
 import type { RequestHandler } from 'express';
 import { routeGuard, type TokenAuth } from './token-auth';
-import type { JwtClaims } from './token/claim-modes';
+import type { RegisteredClaims } from './token/claim-modes';
 import { mcpAuthMiddleware, type RequireMcpAuthOptions } from './mcp/require-mcp-auth';
 import {
   createMcpTokenVerifier,
@@ -26,7 +26,7 @@ export type { McpSdkLine } from './mcp/sdk-errors';
  * what the transport would refuse itself (413, -32700, MCP 2026-07-28 header mismatches -32020). `auth.claims(req)`
  * still gives the typed claims.
  */
-export function requireMcpAuth<C extends JwtClaims>(
+export function requireMcpAuth<C extends RegisteredClaims>(
   auth: TokenAuth<C>,
   options?: RequireMcpAuthOptions,
 ): RequestHandler {
@@ -47,7 +47,7 @@ export const mcpTokenVerifier = mcpTokenVerifierLoading(require);
  * SDK's ESM builds, whose error classes are not the CommonJS ones `require` gives.
  */
 export function mcpTokenVerifierLoading(load: ModuleLoader) {
-  return function mcpTokenVerifier<C extends JwtClaims>(
+  return function mcpTokenVerifier<C extends RegisteredClaims>(
     auth: TokenAuth<C>,
     options?: McpTokenVerifierOptions,
   ): McpTokenVerifier {

@@ -4,7 +4,7 @@
 import type { Request, RequestHandler } from 'express';
 import { createAuthenticator } from './http/authenticate';
 import { ResultCache, type CacheStats } from './verify/cache';
-import type { ClaimsMode, ClaimsOf, JwtClaims } from './token/claim-modes';
+import type { ClaimsMode, ClaimsOf, RegisteredClaims } from './token/claim-modes';
 import type { VerifiedClaims } from './token/claims';
 import { TokenAuthError } from './base/errors';
 import { createTokenSource } from './remote';
@@ -38,7 +38,7 @@ import { fromVariable, optionsFromEnv } from './config/environment';
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
  * for `'strict'`, `JwtClaims` for `'jwt'`, `AccessTokenClaims` for `'at+jwt'`).
  */
-export interface TokenAuth<C extends JwtClaims = JwtClaims> {
+export interface TokenAuth<C extends RegisteredClaims = RegisteredClaims> {
   /**
    * Middleware: a valid token with these scopes is required; its claims go to `req.auth`. `options` ask for
    * step-up authentication (RFC 9470): `acr` values the token's `acr` must be one of, `maxAge` since `auth_time`.
@@ -144,7 +144,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) =>
       createVerifyRouter(auth, routerOptions),
     ),
-    verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | JwtClaims> as Promise<C>,
+    verify: (token) => auth.verifyToken(token) as Promise<VerifiedClaims | RegisteredClaims> as Promise<C>,
     claims(req) {
       // `object`: a program that loads the mcp entry declares req.auth as the SDK's AuthInfo (docs/mcp.md).
       let claims: object | undefined = req.auth;
@@ -202,7 +202,7 @@ const guards = new WeakMap<object, RouteGuard<never>>();
  * `requireVerifiedUser` does with a requirement picked per request, read the resource, build the 403 challenge.
  * See docs/protected-resource.md. Throws a TypeError for an object `createTokenAuth` did not make.
  */
-export function routeGuard<C extends JwtClaims>(auth: TokenAuth<C>): RouteGuard<C> {
+export function routeGuard<C extends RegisteredClaims>(auth: TokenAuth<C>): RouteGuard<C> {
   const guard = guards.get(auth);
   if (guard === undefined) optionError('auth', 'routeGuard expects a TokenAuth made by createTokenAuth');
   return guard as RouteGuard<never> as RouteGuard<C>;

@@ -10,6 +10,7 @@ const FOLDER_ORDER = [
   'cli',
   'mcp',
   'edge',
+  'testing',
   'stores',
   'http',
   'config',

@@ -284,7 +284,7 @@ const TYPES_CONSUMER = `import { Router } from 'express';
 import { generateKeyPairSync } from 'node:crypto';
 import {
   createTokenAuth, errorHandler, requireVerifiedUser, verifyRouter, TokenAuthError,
-  type ErrorBody, type TokenAuth, type TokenAuthOptions, type VerifiedClaims,
+  type ErrorBody, type JwtClaims, type RegisteredClaims, type TokenAuth, type TokenAuthOptions, type VerifiedClaims,
 } from 'express-verified-user';
 import { createTestIssuer } from 'express-verified-user/testing';
 import { createRedisStore, type RedisStore } from 'express-verified-user/redis';
@@ -303,6 +303,20 @@ router.get('/me', auth.requireVerifiedUser({ all: ['identify'], any: ['email'] }
   const name: string | undefined = claims.providers.google?.name;
   const exp: number | undefined = req.auth?.exp;
   res.json({ jti: claims.jti, name, exp });
+});
+// 'jwt' mode (the default with issuerBaseURL): the registered claims typed as RFC 7519 types them, never unknown.
+const discovered = createTokenAuth({ issuerBaseURL: 'https://issuer.example', audience: 'api' });
+router.get('/whoami', discovered.requireVerifiedUser(), (req, res) => {
+  const claims: JwtClaims = discovered.claims(req);
+  const sub: string | undefined = claims.sub;
+  const aud: string | string[] | undefined = claims.aud;
+  const named: Array<string | undefined> = [claims.iss, claims.jti];
+  const times: Array<number | undefined> = [claims.exp, claims.iat, claims.nbf];
+  // @ts-expect-error RFC 7519 makes sub optional: 'jwt' mode types it string | undefined, not any.
+  const always: string = claims.sub;
+  // @ts-expect-error req.auth is typed by every mode, and Shape B's sub may be null.
+  const fromAuth: string | undefined = req.auth?.sub;
+  res.json({ sub, aud, named, times, always, fromAuth });
 });
 export const makeStore = (client: Parameters<typeof createRedisStore>[0]): RedisStore => createRedisStore(client);
 router.use('/api', auth.verifyRouter({ defaultView: 'profile' }));
@@ -323,6 +337,13 @@ export const edge = [
   createTokenAuth(awsAlb({ signer: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/a/0123456789abcdef', clientId: null, issuer: 'https://idp.example.com' })),
 ];
 export const expOf = (token: string): Promise<number> => edge[0].verify(token).then((claims) => claims.exp);
+export const subOf = (claims: RegisteredClaims): string | null | undefined => claims.sub;
+// Token exchange with the test issuer alone: its options carry tokenExchange.
+export async function exchanged(): Promise<string> {
+  const issuer = await createTestIssuer({ exchange: { authMethod: 'private_key_jwt' } });
+  const onward = await createTokenAuth(issuer.options).exchange(issuer.sign(), { audience: 'ci', scope: ['read'] });
+  return onward.accessToken;
+}
 `;
 check("@types/express is an optional peer dependency (the package's .d.ts files import Express's types)", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

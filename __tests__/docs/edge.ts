@@ -34,6 +34,30 @@ async function expectProtected(app: RunningBlock, header: string, token: string,
 }
 
 export const drivers: DocDrivers = {
+  // The test keys' options against the loopback stand-in: its assertion (iss the team domain) gets 200, another 401.
+  'edge-cloudflare-test-keys': {
+    before: `import express from 'express';
+import { createTokenAuth } from 'express-verified-user';
+import { cloudflareAccess } from 'express-verified-user/edge';
+const AUD_TAG = process.env.AUD_TAG!;
+`,
+    after: `const app = express();
+app.get('/me', auth.requireVerifiedUser(), (req, res) => res.json({ iss: auth.claims(req).iss }));
+app.listen(3000);
+`,
+    async run(t) {
+      const cf = t.own(await startCloudflareAccess());
+      const app = await t.serve({
+        replace: { 'http://127.0.0.1:8787': cf.teamDomain },
+        env: { AUD_TAG: cf.aud },
+      });
+      const team = 'https://acme.cloudflareaccess.com';
+      const good = await call(`${app.origin}/me`, { headers: { 'Cf-Access-Jwt-Assertion': cf.mint({ iss: team }) } });
+      expect([good.status, good.body]).toEqual([200, { iss: team }]);
+      const stranger = await call(`${app.origin}/me`, { headers: { 'Cf-Access-Jwt-Assertion': cf.mint() } });
+      expect(stranger.status).toBe(401);
+    },
+  },
   'edge-combine': excerpt(
     "import { cloudflareAccess } from 'express-verified-user/edge';\ndeclare const AUD_TAG: string;\n",
   ),

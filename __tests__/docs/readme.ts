@@ -25,6 +25,9 @@ export const drivers: DocDrivers = {
       const short = await call(`${app.origin}/me`, { token: await as.token({ scope: 'write' }) });
       expect(short.status).toBe(403);
       expect(short.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="read:profile"/);
+      // A URL that is no issuer stops the app at `await auth.ready()`, before it listens: no user finds it.
+      const wrong = t.serve({ replace: { "'https://tenant.example.com/'": `'${as.issuer}/no-such-tenant/'` } });
+      await expect(wrong).rejects.toThrow(/exited \(1\) before it listened/);
     },
   },
   'readme-shape-b-options': excerpt(),

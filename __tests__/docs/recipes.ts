@@ -1,8 +1,9 @@
 // Drivers of docs/recipes.md's code blocks (see __tests__/fixtures/doc-run.ts): the vendors' recipes are excerpts,
 // type-checked; the oidc-provider recipe runs: the page's own provider configuration on loopback, tokens from it by
 // client credentials, and the page's APIs verifying them (JWT, then opaque with introspection).
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { readDocs } from '../fixtures/doc-blocks';
+import { readDocs, REPO_ROOT } from '../fixtures/doc-blocks';
 import { call, docRun, excerpt, freePort, type DocDriver, type DocDrivers, type DocRun } from '../fixtures/doc-run';
 
 const ISSUER = "'https://auth.example.com'";
@@ -94,6 +95,9 @@ const provider: DocDriver = {
   },
 };
 
+/** Whether this Node is one oidc-provider calls unsupported (an LTS older than Node 22's, "Jod"): it warns there. */
+const WARNED_RUNTIME = (process.release.lts ?? '') < 'Jod';
+
 export const drivers: DocDrivers = {
   'recipes-auth0': excerpt(),
   'recipes-okta': excerpt(),
@@ -118,6 +122,21 @@ export const drivers: DocDrivers = {
       const issuer = await startProvider(t, { "accessTokenFormat: 'jwt'": "accessTokenFormat: 'opaque'" });
       expect(await accessToken(issuer, 'read:messages')).not.toContain('.');
       await expectApi(t, issuer);
+    },
+  },
+  // The Node 20 notice filtered: the provider loads, and stderr holds no notice where a bare import prints one.
+  'recipes-oidc-provider-node20': {
+    after: 'console.log(typeof Provider, typeof errors.InvalidTarget, typeof console.warn);\n',
+    async run(t) {
+      const bare = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('oidc-provider');"], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(bare.stderr.includes('Unsupported runtime')).toBe(WARNED_RUNTIME);
+      const { stdout, stderr } = await t.script();
+      expect(stdout.trim()).toBe('function function function');
+      expect(stderr).not.toContain('Unsupported runtime');
     },
   },
 };

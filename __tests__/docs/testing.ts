@@ -41,4 +41,15 @@ import { buildApp } from './src/app.mjs';
       await t.script();
     },
   },
+  // The exchange lines as a script: its assert throws, and the script fails, unless the issued token names the client.
+  'testing-exchange': {
+    before: `import assert from 'node:assert/strict';
+import { createTokenAuth } from 'express-verified-user';
+import { createTestIssuer } from 'express-verified-user/testing';
+`,
+    after: 'auth.close();\nci.close();\n',
+    async run(t) {
+      await t.script();
+    },
+  },
 };

@@ -35,6 +35,21 @@ describe('cloudflareAccess', () => {
     ['no audience', { teamDomain: 'https://acme.cloudflareaccess.com' }, 'audience'],
     ['an empty audience', { teamDomain: 'https://acme.cloudflareaccess.com', audience: [] }, 'audience'],
     ['an audience with spaces', { teamDomain: 'https://acme.cloudflareaccess.com', audience: ` ${AUD}` }, 'audience'],
+    [
+      'an http: jwksUri off loopback',
+      { teamDomain: 'https://acme.cloudflareaccess.com', audience: AUD, jwksUri: 'http://keys.example.com/certs' },
+      'jwksUri',
+    ],
+    [
+      'a jwksUri that is no URL',
+      { teamDomain: 'https://acme.cloudflareaccess.com', audience: AUD, jwksUri: 'certs.json' },
+      'jwksUri',
+    ],
+    [
+      'a jwksUri with credentials',
+      { teamDomain: 'https://acme.cloudflareaccess.com', audience: AUD, jwksUri: 'https://u:p@keys.example.com/' },
+      'jwksUri',
+    ],
   ])('refuses %s with an OptionError naming it', (_what, options, option) => {
     const err = optionErrorOf(() => cloudflareAccess(options as never));
     expect(err).toBeInstanceOf(TypeError);
@@ -46,6 +61,16 @@ describe('cloudflareAccess', () => {
     expect(cloudflareAccess({ teamDomain: 'http://127.0.0.1:8080', audience: AUD }).issuer).toBe(
       'http://127.0.0.1:8080',
     );
+  });
+
+  it('takes its keys from jwksUri (a mirror, or a loopback test server), iss still the team domain', () => {
+    const options = cloudflareAccess({
+      teamDomain: 'https://acme.cloudflareaccess.com',
+      audience: AUD,
+      jwksUri: 'http://127.0.0.1:8080/cdn-cgi/access/certs',
+    });
+    expect(options.key).toEqual({ jwksUri: 'http://127.0.0.1:8080/cdn-cgi/access/certs' });
+    expect(options.issuer).toBe('https://acme.cloudflareaccess.com');
   });
 
   it('returns public options only: nothing rides under a symbol (its keys are a plain JWKS)', () => {

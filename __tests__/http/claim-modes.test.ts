@@ -116,6 +116,33 @@ describe.each(EXPRESS_VERSIONS)('claims modes through %s', (_name, express) => {
         .expect(200);
       await expectInvalid(app(), sign(accessToken({ iat: 'yesterday' })), 'iat');
     });
+
+    // JwtClaims types iss, sub, aud and jti as RFC 7519 §4.1 does: a token whose claim has another type never passes.
+    it.each([
+      ['sub', 42],
+      ['sub', null],
+      ['sub', { id: 'user-1' }],
+      ['iss', ['https://issuer.example']],
+      ['aud', [AUDIENCE, 7]],
+      ['aud', null],
+      ['jti', 123],
+    ])(
+      'refuses a %s of another type (%j), reason jwt:<claim>, even with issuer and audience unchecked',
+      async (claim, value) => {
+        const loose = meApp({ claims: 'jwt', issuer: false, audience: false });
+        await expectInvalid(loose, sign(accessToken({ [claim]: value })), `jwt:${claim}`);
+        expect(errors.at(-1)?.hint).toMatch(/RFC 7519/);
+      },
+    );
+
+    it("accepts each registered claim absent, and an empty sub (Cloudflare Access's service tokens)", async () => {
+      const loose = meApp({ claims: 'jwt', issuer: false, audience: false });
+      const bare = accessToken({ iss: undefined, sub: '', aud: undefined, jti: undefined, scope: undefined });
+      await request(loose)
+        .get('/me')
+        .set(bearer(sign(bare)))
+        .expect(200);
+    });
   });
 
   describe("claims: 'at+jwt' (RFC 9068)", () => {

@@ -62,6 +62,17 @@ describe.each(EXPRESS_VERSIONS)('cloudflareAccess (%s)', (_name, express) => {
     auth.close();
   });
 
+  it('with jwksUri, takes the keys from that server and still requires iss to be the team domain', async () => {
+    const team = 'https://acme.cloudflareaccess.com';
+    const jwksUri = `${cf.teamDomain}/cdn-cgi/access/certs`;
+    const { app, auth, reasons } = recorded(express, cloudflareAccess({ teamDomain: team, audience: cf.aud, jwksUri }));
+    const res = await get(app, cf.mint({ iss: team })).expect(200);
+    expect(res.body).toMatchObject({ iss: team, aud: [cf.aud] });
+    await get(app, cf.mint()).expect(401);
+    expect(reasons()).toEqual(['iss']);
+    auth.close();
+  });
+
   it('answers 401 missing_token for the same token as Authorization: Bearer (its own header only)', async () => {
     const { app, auth, refusals } = recorded(express, preset());
     const res = await get(app, `Bearer ${cf.mint()}`, 'Authorization').expect(401);

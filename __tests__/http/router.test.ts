@@ -6,7 +6,7 @@ import {
   verifyRouter,
   type ProfileResult,
   type TokenAuthOptions,
-  type JwtClaims,
+  type RegisteredClaims,
   type VerifyRouterOptions,
 } from '../../lib';
 import { resetDefaultTokenAuth } from '../../lib/token-auth';
@@ -191,7 +191,7 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
 
     it('uses an async resolveProfile, which receives the verified claims and the request', async () => {
       const claims = shapeB(NOW);
-      const seen: Array<[JwtClaims, string | undefined]> = [];
+      const seen: Array<[RegisteredClaims, string | undefined]> = [];
       const app = routerApp(
         {},
         {
@@ -399,7 +399,9 @@ describe.each(EXPRESS_VERSIONS)('verifyRouter through %s', (_name, express) => {
     });
 
     it("answers 404 in claims: 'jwt' mode when the google entry lacks a field", async () => {
-      const token = sign(shapeB(NOW, { providers: { google: { id: 'g', email: 'a@example.com', name: 'A' } } }));
+      const google = { id: 'g', email: 'a@example.com', name: 'A' };
+      // A string sub: 'jwt' mode refuses Shape B's null one (RFC 7519 §4.1.2).
+      const token = sign(shapeB(NOW, { providers: { google }, sub: 'user-1' }));
       const res = await request(routerApp({ claims: 'jwt' }))
         .get(`${PATH}?view=profile`)
         .set(bearer(token))

@@ -147,7 +147,7 @@ describe('the express-verified-user:verify tracing channel', () => {
     }
     const auth = createTokenAuth({ issuerBaseURL: server.origin, audience: AUDIENCE, clock: () => NOW });
     opened.push(auth);
-    await auth.verify(sign(shapeB(NOW, { iss: server.origin }), ec.privateKey, 'ES256', { kid: 'k1' }));
+    await auth.verify(sign(shapeB(NOW, { iss: server.origin, sub: 'user-1' }), ec.privateKey, 'ES256', { kid: 'k1' }));
     expect(fetches).toEqual([
       expect.objectContaining({
         kind: 'discovery',

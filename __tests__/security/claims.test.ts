@@ -33,6 +33,9 @@ function payloadWith(name: string, raw: string | undefined, base: Record<string,
 const tokenWith = (name: string, raw: string | undefined, base?: Record<string, unknown>) =>
   rawToken(HEADER, payloadWith(name, raw, base));
 
+/** Shape B as claims: 'jwt' takes it: a string sub (that mode refuses Shape B's null one, RFC 7519 §4.1.2). */
+const forJwtMode = (overrides: Record<string, unknown> = {}) => shapeB(NOW, { sub: 'user-1', ...overrides });
+
 describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) => {
   let app: ProtectedApp;
   let jwtMode: ProtectedApp;
@@ -128,9 +131,9 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     });
 
     it('in jwt mode still requires exp and checks iat when present', async () => {
-      await expectRefused(jwtMode.server, bearer(tokenWith('exp', undefined)), 'invalid');
-      await expectRefused(jwtMode.server, bearer(tokenWith('iat', '1e309')), 'invalid');
-      await expectRefused(jwtMode.server, bearer(tokenWith('iat', String(NOW + 3600))), 'invalid');
+      await expectRefused(jwtMode.server, bearer(tokenWith('exp', undefined, forJwtMode())), 'invalid');
+      await expectRefused(jwtMode.server, bearer(tokenWith('iat', '1e309', forJwtMode())), 'invalid');
+      await expectRefused(jwtMode.server, bearer(tokenWith('iat', String(NOW + 3600), forJwtMode())), 'invalid');
     });
   });
 
@@ -203,7 +206,7 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
       ['an array-like object', '{"0":"identify","length":1}'],
       ['an array nesting the scope', '[["identify"]]'],
     ])('in jwt mode grants nothing for scopes as %s (403 insufficient_scope, never 200)', async (_case, raw) => {
-      const res = await getMe(jwtMode.server, bearer(tokenWith('scopes', raw)));
+      const res = await getMe(jwtMode.server, bearer(tokenWith('scopes', raw, forJwtMode())));
       expect(answerOf(res)).toEqual({
         status: 403,
         body: { status: 'error', message: 'Insufficient scope' },
@@ -213,16 +216,16 @@ describe.each(EXPRESS_VERSIONS)('hostile claims through %s', (_name, express) =>
     });
 
     it('in jwt mode reads scopes as a string and scope as an array (Spring), as docs/options.md says', async () => {
-      expect((await getMe(jwtMode.server, bearer(tokenWith('scopes', '"identify email"')))).status).toBe(200);
-      expect(
-        (await getMe(jwtMode.server, bearer(tokenWith('scope', '["identify"]', shapeB(NOW, { scopes: undefined })))))
-          .status,
-      ).toBe(200);
+      expect((await getMe(jwtMode.server, bearer(tokenWith('scopes', '"identify email"', forJwtMode())))).status).toBe(
+        200,
+      );
+      const spring = tokenWith('scope', '["identify"]', forJwtMode({ scopes: undefined }));
+      expect((await getMe(jwtMode.server, bearer(spring))).status).toBe(200);
     });
 
     it('in jwt mode splits a scope string on spaces only, and compares case-sensitively', async () => {
       for (const scope of ['"identify,email"', '"identify\\temail"', '"IDENTIFY"']) {
-        const res = await getMe(jwtMode.server, bearer(tokenWith('scope', scope, shapeB(NOW, { scopes: undefined }))));
+        const res = await getMe(jwtMode.server, bearer(tokenWith('scope', scope, forJwtMode({ scopes: undefined }))));
         expect(res.status).toBe(403);
       }
     });

@@ -30,6 +30,7 @@ describe('modeHint', () => {
     expect(modeHint('strict', 'shape:providers')).toMatch(/claims: 'jwt'/);
     expect(modeHint('strict', 'shape:scopes')).toMatch(/claims: 'jwt'/);
     expect(modeHint('at+jwt', 'at+jwt:client_id')).toMatch(/RFC 9068/);
+    expect(modeHint('jwt', 'jwt:sub')).toMatch(/RFC 7519/);
     expect(modeHint('at+jwt', 'typ')).toMatch(/RFC 9068/);
     expect(modeHint('strict', 'signature')).toBeUndefined();
     expect(modeHint('jwt', 'aud')).toBeUndefined();

@@ -10,13 +10,27 @@ const jwt = createTokenAuth({ key, issuer: 'https://issuer.example', audience: '
 app.get('/jwt', jwt.requireVerifiedUser(['read']), (req, res) => {
   const claims: JwtClaims = jwt.claims(req);
   const exp: number = claims.exp;
+  // RFC 7519 §4.1: each registered claim has its type when present (a token whose claim has another is refused).
+  const registered: [string | undefined, string | undefined, string | string[] | undefined, string | undefined] = [
+    claims.iss,
+    claims.sub,
+    claims.aud,
+    claims.jti,
+  ];
+  const times: Array<number | undefined> = [claims.iat, claims.nbf];
+  // @ts-expect-error 'jwt' mode does not guarantee a `sub`: RFC 7519 makes it optional.
+  const who: string = claims.sub;
+  // @ts-expect-error a `sub` is a string, never a number.
+  const numbered: number | undefined = claims.sub;
+  // @ts-expect-error req.auth is typed by every mode, and Shape B's `sub` may be null.
+  const authSub: string | undefined = req.auth!.sub;
   // @ts-expect-error 'jwt' mode does not guarantee Shape B's scopes: a token with `scope` instead has none.
   const count: number = claims.scopes.length;
   // @ts-expect-error nor does the global req.auth, whatever the mode.
   const alsoCount: number = req.auth!.scopes.length;
   // @ts-expect-error 'jwt' mode does not guarantee Shape B's providers.
   const discord = claims.providers.discord;
-  res.json({ exp, count, alsoCount, discord });
+  res.json({ exp, registered, times, who, numbered, authSub, count, alsoCount, discord });
 });
 
 const at = createTokenAuth({ key, issuer: 'https://issuer.example', audience: 'api', claims: 'at+jwt' });
@@ -33,7 +47,9 @@ app.get('/at', at.requireVerifiedUser(), (req, res) => {
 const strict = createTokenAuth({ key, issuer: 'https://issuer.example', audience: 'api' });
 export async function strictVerify(token: string): Promise<number> {
   const claims: VerifiedClaims = await strict.verify(token);
-  return claims.scopes.length;
+  // @ts-expect-error Shape B keeps its own `sub`: a string or null.
+  const sub: string | undefined = claims.sub;
+  return claims.scopes.length + (sub?.length ?? 0);
 }
 
 export async function jwtVerify(token: string): Promise<unknown> {

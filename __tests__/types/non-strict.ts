@@ -19,8 +19,9 @@ export const revoked: Promise<void> = store.revoke(shapeB.claims(req));
 // No `claims` and issuerBaseURL: 'jwt'.
 const discovered = createTokenAuth({ issuerBaseURL: 'https://issuer.example', audience: 'api' });
 export const jwtClaims: Readonly<JwtClaims> = discovered.claims(req);
-// @ts-expect-error in 'jwt' mode `jti` is unknown, not any
-export const unknownJti: string = discovered.claims(req).jti;
+export const jwtSub: string | undefined = discovered.claims(req).sub;
+// @ts-expect-error in 'jwt' mode `client_id` is unknown, not any
+export const unknownClientId: string = discovered.claims(req).client_id;
 export const revokedToo: Promise<void> = store.revoke(discovered.claims(req));
 
 // claims: 'at+jwt' given.

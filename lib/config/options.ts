@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 import type { Duration } from '../base/duration';
 import type { TokenAuthError } from '../base/errors';
-import type { ClaimPolicy, ClaimsMode, ClaimsValidator, JwtClaims } from '../token/claim-modes';
+import type { ClaimPolicy, ClaimsMode, ClaimsValidator, RegisteredClaims } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import type { RegisteredClaimRules } from '../token/registered';
 import type { ScopeClaimOption } from '../token/scope-claim';
@@ -44,7 +44,7 @@ export interface CacheOptions {
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
-export interface TokenAuthOptions<C extends JwtClaims = JwtClaims> extends ResourceOptions {
+export interface TokenAuthOptions<C extends RegisteredClaims = RegisteredClaims> extends ResourceOptions {
   /** Key source: `{ secret }`, `{ publicKey }`, `{ jwks }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
   key?: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */

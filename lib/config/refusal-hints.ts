@@ -155,6 +155,11 @@ const BY_PREFIX: ReadonlyArray<readonly [string, Hint]> = [
   ['shape:', modeRefusal],
   ['at+jwt:', modeRefusal],
   [
+    'jwt:',
+    (_c, err) =>
+      `${err.reason?.slice('jwt:'.length) ?? ''} is present but not of the type RFC 7519 §4.1 gives it (iss, sub, jti: a string; aud: a string or an array of strings); claims: 'jwt' refuses it, so that JwtClaims never types a claim wrongly`,
+  ],
+  [
     'required:',
     (_c, err) => `expected claim ${quote(err.reason?.slice('required:'.length) ?? '')}, from option "requiredClaims"`,
   ],

@@ -5,7 +5,6 @@ import { optionError, optionName } from '../base/option-error';
 import { knownFields } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { TokenAuthOptions } from '../config/options';
-import type { JwtClaims } from '../token/claim-modes';
 import { isLoopbackHost } from '../fetch/remote-url';
 import { markProxyAssertion, type ProxyAssertion } from '../extract/proxy-assertion';
 
@@ -13,7 +12,7 @@ import { markProxyAssertion, type ProxyAssertion } from '../extract/proxy-assert
  * What a preset returns: options for `createTokenAuth`, with `claims: 'jwt'`, which spread into a larger options
  * object as any other (`createTokenAuth({ ...cloudflareAccess({ … }), onError })`).
  */
-export type EdgeOptions = TokenAuthOptions<JwtClaims> & { claims: 'jwt' };
+export type EdgeOptions = TokenAuthOptions & { claims: 'jwt' };
 
 /** The names of the presets, as their messages say them. */
 export type PresetName = 'cloudflareAccess' | 'googleIap' | 'awsAlb';

@@ -10,14 +10,16 @@ export interface CloudflareAccessOptions {
   teamDomain: string;
   /** The Access application's AUD tag (or several): the token's `aud` must contain one. */
   audience: string | string[];
+  /** Where the team's keys are (a JWK set); default `<teamDomain>/cdn-cgi/access/certs`. For a mirror or a test. */
+  jwksUri?: string;
 }
 
-const FIELDS: FieldList<CloudflareAccessOptions> = { teamDomain: true, audience: true };
+const FIELDS: FieldList<CloudflareAccessOptions> = { teamDomain: true, audience: true, jwksUri: true };
 
 /**
  * Options for `createTokenAuth` that verify Cloudflare Access's application token: read from the
- * `Cf-Access-Jwt-Assertion` header only, RS256, keys from `<teamDomain>/cdn-cgi/access/certs` (a JWKS; its
- * `public_cert` and `public_certs` members are not read), `iss` the team domain, `aud` holding the AUD tag.
+ * `Cf-Access-Jwt-Assertion` header only, RS256, keys from `<teamDomain>/cdn-cgi/access/certs` (or `jwksUri`; a JWKS
+ * whose `public_cert` and `public_certs` members are not read), `iss` the team domain, `aud` holding the AUD tag.
  * Throws an OptionError naming the argument for a bad one.
  */
 export function cloudflareAccess(options: CloudflareAccessOptions): EdgeOptions {
@@ -27,13 +29,16 @@ export function cloudflareAccess(options: CloudflareAccessOptions): EdgeOptions 
     optionError('teamDomain', `${optionName('teamDomain', 'cloudflareAccess')} must be the team domain alone, no path`);
   // The token's iss is the team domain without a trailing slash.
   const teamDomain = url.origin;
+  const certs = `${teamDomain}/cdn-cgi/access/certs`;
+  const jwksUri =
+    given.jwksUri === undefined ? certs : presetUrl(given.jwksUri, 'cloudflareAccess', 'jwksUri', certs).href;
   return {
     getToken: assertionHeader({
       header: 'Cf-Access-Jwt-Assertion',
       proxy: 'Cloudflare Access',
       preset: 'cloudflareAccess',
     }),
-    key: { jwksUri: `${teamDomain}/cdn-cgi/access/certs` },
+    key: { jwksUri },
     issuer: teamDomain,
     audience: presetStrings(given.audience, 'cloudflareAccess', 'audience', "the Access application's AUD tag"),
     algorithms: ['RS256'],

@@ -1,6 +1,6 @@
 // The `req.auth` declaration on Express's Request, loaded with the package's types. `express-verified-user/mcp`
 // switches it to the MCP SDK's AuthInfo (types/mcp.d.ts): one property cannot be typed per route (docs/mcp.md).
-import type { JwtClaims } from '../token/claim-modes';
+import type { RegisteredClaims } from '../token/claim-modes';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express declares its Request in this namespace
@@ -18,7 +18,7 @@ declare global {
        * every claims mode guarantees; `auth.claims(req)` gives the type of the TokenAuth's own mode. Read-only: once
        * cached, every request with the same token shares them, deep-frozen; keep your own data elsewhere.
        */
-      auth?: VerifiedUserRequestAuth extends { auth: infer A } ? A : Readonly<JwtClaims>;
+      auth?: VerifiedUserRequestAuth extends { auth: infer A } ? A : Readonly<RegisteredClaims>;
     }
   }
 }

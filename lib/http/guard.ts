@@ -5,7 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { TokenAuthError } from '../base/errors';
 import { isThenable } from '../base/values';
 import { isPreflight } from '../extract/bearer';
-import type { JwtClaims } from '../token/claim-modes';
+import type { RegisteredClaims } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import type { ScopeReader } from '../token/scope-claim';
 import { scopeChallenge, type ScopeRequirementInput } from '../token/scopes';
@@ -86,7 +86,7 @@ export function guardRoute(auth: Authenticator, route: GuardedRoute): RequestHan
 }
 
 /** A request that passed a guard: its claims, typed by the claims mode, and the access token that carried them. */
-export interface VerifiedRequest<C extends JwtClaims = JwtClaims> {
+export interface VerifiedRequest<C extends RegisteredClaims = RegisteredClaims> {
   readonly claims: C;
   readonly token: string;
 }
@@ -95,7 +95,7 @@ export interface VerifiedRequest<C extends JwtClaims = JwtClaims> {
  * What another entry needs of a TokenAuth to guard routes of its own (`routeGuard(auth)`), and nothing more:
  * requirements parsed at set-up, a middleware that picks one per request, the resource, and the 403 challenge.
  */
-export interface RouteGuard<C extends JwtClaims = JwtClaims> {
+export interface RouteGuard<C extends RegisteredClaims = RegisteredClaims> {
   /** The configured `resource`, exactly as given; undefined without one. */
   readonly resource: string | undefined;
   /** The URL of the resource's metadata document (every challenge's `resource_metadata`); undefined without one. */
@@ -130,7 +130,7 @@ export function guardedClaims(req: Request): VerifiedClaims | undefined {
 }
 
 /** Build the guard of one TokenAuth for other entries. */
-export function createRouteGuard<C extends JwtClaims>(
+export function createRouteGuard<C extends RegisteredClaims>(
   auth: Authenticator,
   resource: { resource: string; metadataUrl: string } | undefined,
   scopesOf: ScopeReader,
@@ -163,7 +163,7 @@ export function createRouteGuard<C extends JwtClaims>(
         authentication: (req) => authenticationOf(pick(req)),
         accept(req, _res, claims) {
           guarded.set(req, claims as VerifiedClaims);
-          accept(req, { claims: claims as VerifiedClaims | JwtClaims as C, token: tokens.get(req) as string });
+          accept(req, { claims: claims as VerifiedClaims | RegisteredClaims as C, token: tokens.get(req) as string });
         },
       });
     },

@@ -1,7 +1,7 @@
 // The verify endpoint (GET/POST …/auth/@users/verify) answering Shape B (claims) or Shape A (profile).
 import type { Request, RequestHandler, Response } from 'express';
 import { authenticationFor, type Authenticator, type RouteAuthentication } from './authenticate';
-import type { JwtClaims } from '../token/claim-modes';
+import type { RegisteredClaims } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import { TokenAuthError } from '../base/errors';
 import { isProfileResult, toProfile, type ProfileResult } from '../token/profile';
@@ -16,13 +16,13 @@ import { isObject } from '../base/values';
 export type VerifyView = 'claims' | 'profile';
 
 /** Builds Shape A for a verified token; `undefined` or `null` means "no profile" (404). `C`: the mode's claims. */
-export type ProfileResolver<C extends JwtClaims = JwtClaims> = (
+export type ProfileResolver<C extends RegisteredClaims = RegisteredClaims> = (
   claims: C,
   req: Request,
 ) => ProfileResult | null | undefined | Promise<ProfileResult | null | undefined>;
 
 /** Options of `verifyRouter`. */
-export interface VerifyRouterOptions<C extends JwtClaims = JwtClaims> {
+export interface VerifyRouterOptions<C extends RegisteredClaims = RegisteredClaims> {
   /** The view when the request names none (default `'claims'`, Shape B). */
   defaultView?: VerifyView;
   /** Scopes every answer needs (default `['identify']`); the profile view also needs `profile` and `email`. */

@@ -1,6 +1,6 @@
 // The MCP SDK's AuthInfo built from a verified token (the SDK's own shape, 1.x and 2.x): what an MCP tool reads
 // as `extra.authInfo` (1.x) or `ctx.http.authInfo` (2.x).
-import type { JwtClaims } from '../token/claim-modes';
+import type { RegisteredClaims } from '../token/claim-modes';
 
 /**
  * The MCP SDK's `AuthInfo`, declared here by shape so the SDK stays an optional peer: both SDK lines' `AuthInfo`
@@ -24,7 +24,7 @@ export interface McpAuthInfo {
 /** The AuthInfo of a verified token: a new object (and a new URL) per request, so a tool cannot reach another's. */
 export function toAuthInfo(
   token: string,
-  claims: JwtClaims,
+  claims: RegisteredClaims,
   scopes: readonly string[] | undefined,
   resource: string | undefined,
 ): McpAuthInfo {

@@ -8,7 +8,7 @@ import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject, isThenable } from '../base/values';
 import type { RouteGuard } from '../http/guard';
-import type { JwtClaims } from '../token/claim-modes';
+import type { RegisteredClaims } from '../token/claim-modes';
 import type { ScopeReader } from '../token/scope-claim';
 import type { ScopeRequirementInput } from '../token/scopes';
 import { parseStepUp, type RouteRequirement, type StepUp } from '../token/step-up';
@@ -100,7 +100,7 @@ function stepUpOf(given: RequireMcpAuthOptions): StepUp | undefined {
  * Build the middleware on the TokenAuth's route guard (`routeGuard(auth)`), reading scopes with `scopesOf` (its
  * `auth.scopesOf`); options are checked here, once (a TypeError naming the option).
  */
-export function mcpAuthMiddleware<C extends JwtClaims>(
+export function mcpAuthMiddleware<C extends RegisteredClaims>(
   guard: RouteGuard<C>,
   scopesOf: ScopeReader,
   options: unknown,

@@ -5,7 +5,7 @@ import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
-import type { JwtClaims } from '../token/claim-modes';
+import type { RegisteredClaims } from '../token/claim-modes';
 import type { ScopeReader } from '../token/scope-claim';
 import { toAuthInfo, type McpAuthInfo } from './auth-info';
 import { loadSdkErrors, type McpSdkLine, type ModuleLoader, type SdkErrorFactory } from './sdk-errors';
@@ -25,7 +25,7 @@ const VERIFIER_OPTIONS: FieldList<McpTokenVerifierOptions> = { sdk: true };
 
 /** What the verifier needs of a TokenAuth. */
 export interface McpVerifySource {
-  verify(token: string): Promise<JwtClaims>;
+  verify(token: string): Promise<RegisteredClaims>;
   readonly scopesOf: ScopeReader;
   readonly resource: string | undefined;
   /** The TokenAuth's `dpop.required`: it refuses every Bearer token, so this verifier cannot serve it. */
@@ -36,7 +36,7 @@ export interface McpVerifySource {
  * A token bound to a key (`cnf.jkt`, RFC 9449) or a client certificate (`cnf["x5t#S256"]`, RFC 8705): the SDK's
  * requireBearerAuth hands over the token alone, so its proof of possession can never be checked here.
  */
-function senderConstrained(claims: JwtClaims): boolean {
+function senderConstrained(claims: RegisteredClaims): boolean {
   const { cnf } = claims;
   return isObject(cnf) && (cnf.jkt !== undefined || cnf['x5t#S256'] !== undefined);
 }

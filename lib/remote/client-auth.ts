@@ -47,7 +47,8 @@ export interface ClientAuth {
 export const ASSERTION_LIFETIME = 60;
 
 const METHODS: readonly ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion. */
+export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded before they are joined and base64-encoded. */
 function formEncode(value: string): string {

@@ -1,6 +1,7 @@
 // Claims modes as data ('strict', 'jwt', 'at+jwt'): which claims each requires, its `typ` rule, required claims
 // and the app's validateClaims, behind one ClaimPolicy the verifier calls.
 import { shapeBViolation, type VerifiedClaims } from './claims';
+import { registeredTypeViolation, type JwtClaims } from './registered';
 import { TokenAuthError } from '../base/errors';
 import { normalizeTyp, type JwsHeader } from '../jose/jws';
 import { resolveScopeClaim, type ScopeClaimOption, type ScopeReader } from './scope-claim';
@@ -8,19 +9,10 @@ import { isStringArray, isThenable } from '../base/values';
 import { optionError } from '../base/option-error';
 import { createBrand } from '../base/brand';
 
+export type { JwtClaims, RegisteredClaims } from './registered';
+
 /** How much of the payload is checked beyond signature, time, issuer and audience (docs/any-issuer.md). */
 export type ClaimsMode = 'strict' | 'jwt' | 'at+jwt';
-
-/**
- * What `claims: 'jwt'` guarantees: the registered claims that were checked. `exp` is always an integer, `iat` and
- * `nbf` numbers when present; every other claim is `unknown` until the app narrows it.
- */
-export interface JwtClaims {
-  exp: number;
-  iat?: number;
-  nbf?: number;
-  [claim: string]: unknown;
-}
 
 /** What `claims: 'at+jwt'` guarantees: the claims RFC 9068 §2.2 requires of a JWT access token. */
 export interface AccessTokenClaims extends JwtClaims {
@@ -108,11 +100,14 @@ const MODES: Readonly<Record<ClaimsMode, ModeRule>> = {
     hint: "claims: 'strict' (the default with option \"key\") accepts only the identity service's Shape B; tokens of other authorization servers (OpenID Connect, RFC 9068) need claims: 'jwt' or 'at+jwt'",
   },
   jwt: {
-    violation: () => undefined,
+    violation: (payload) => {
+      const claim = registeredTypeViolation(payload);
+      return claim === undefined ? undefined : `jwt:${claim}`;
+    },
     typ: undefined,
     scopeClaims: JWT_SCOPE_CLAIMS,
     requireIat: false,
-    hint: "claims: 'jwt' checks registered claims only",
+    hint: "claims: 'jwt' checks registered claims only, each of the type RFC 7519 §4.1 gives it when present (iss, sub, jti strings; aud a string or an array of strings), as JwtClaims types them",
   },
   'at+jwt': {
     violation: (payload) => {
@@ -272,12 +267,13 @@ export function resolveClaimPolicy(
 
 /**
  * For a debug line: why a refusal came from the mode, or undefined when it did not. `shape:*` under `'strict'`,
- * `at+jwt:*` and a missing `typ` under `'at+jwt'`, and `iat` where the mode requires it.
+ * `jwt:*` under `'jwt'`, `at+jwt:*` and a missing `typ` under `'at+jwt'`, and `iat` where the mode requires it.
  */
 export function modeHint(mode: ClaimsMode, reason: string | undefined): string | undefined {
   if (reason === undefined) return undefined;
   const fromMode =
     (mode === 'strict' && (reason.startsWith('shape:') || reason === 'iat')) ||
+    (mode === 'jwt' && reason.startsWith('jwt:')) ||
     (mode === 'at+jwt' && (reason.startsWith('at+jwt:') || reason === 'typ' || reason === 'iat'));
   return fromMode ? MODES[mode].hint : undefined;
 }

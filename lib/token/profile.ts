@@ -1,5 +1,5 @@
 // Shape A, the verify endpoint's profile view, built from Shape B claims.
-import type { JwtClaims } from './claim-modes';
+import type { RegisteredClaims } from './claim-modes';
 import { isObject } from '../base/values';
 
 /** The user of a profile result: who the token's owner is at the identity provider. */
@@ -39,7 +39,7 @@ function completeUser(account: Record<string, unknown>): ProfileUser | undefined
  * `id`, `name`, `email`, `picture` (possible only outside `claims: 'strict'`, which rejects such a token) counts
  * as no profile: Shape A has four required fields, and inventing one would hand the client a false identity.
  */
-export function toProfile(claims: JwtClaims): ProfileResult | undefined {
+export function toProfile(claims: RegisteredClaims): ProfileResult | undefined {
   const providers: unknown = claims.providers;
   if (!isObject(providers) || !isObject(providers.google)) return undefined;
   const user = completeUser(providers.google);

@@ -1,6 +1,32 @@
-// The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience.
+// The registered claims every token meets (RFC 7519): exp, nbf, iat with tolerance, issuer and audience, and the types
+// of iss, sub, aud and jti when present; the types that say so (RegisteredClaims, JwtClaims).
 import { TokenAuthError } from '../base/errors';
+import { isStringArray } from '../base/values';
 import type { IssuerRule } from './issuer';
+
+/**
+ * What every claims mode guarantees, and so the type of `req.auth`: an integer `exp`; `iat` and `nbf` numbers, `iss`
+ * and `jti` strings, `aud` a string or an array of strings when present (RFC 7519 §4.1); `sub` a string when present,
+ * or null in Shape B. Every other claim is `unknown` until the app narrows it.
+ */
+export interface RegisteredClaims {
+  exp: number;
+  iat?: number;
+  nbf?: number;
+  iss?: string;
+  aud?: string | string[];
+  jti?: string;
+  sub?: string | null;
+  [claim: string]: unknown;
+}
+
+/**
+ * What `claims: 'jwt'` guarantees: the registered claims, as RFC 7519 types them, each checked when present (a token
+ * whose `sub` is not a string is refused, reason `jwt:sub`). Every other claim is `unknown` until the app narrows it.
+ */
+export interface JwtClaims extends RegisteredClaims {
+  sub?: string;
+}
 
 /** The RFC 7519 registered-claim rules of one TokenAuth, resolved from its options. */
 export interface RegisteredClaimRules {
@@ -82,4 +108,19 @@ export function checkIssuerAudience(payload: Record<string, unknown>, rules: Reg
       throw invalid('aud');
     }
   }
+}
+
+/**
+ * The first of `iss`, `sub`, `aud`, `jti` present with another type than RFC 7519 §4.1 gives it (`iss`, `sub`, `jti`
+ * a string, `aud` a string or an array of strings; `null` is another type), or undefined: what lets `JwtClaims` type
+ * them (claim-modes.ts), so a type never says more than was checked. The times are readTimes'. Written out, not a
+ * table: it runs on every cold token of claims: 'jwt'.
+ */
+export function registeredTypeViolation(payload: Record<string, unknown>): string | undefined {
+  const { iss, sub, aud, jti } = payload;
+  if (iss !== undefined && typeof iss !== 'string') return 'iss';
+  if (sub !== undefined && typeof sub !== 'string') return 'sub';
+  if (aud !== undefined && typeof aud !== 'string' && !isStringArray(aud)) return 'aud';
+  if (jti !== undefined && typeof jti !== 'string') return 'jti';
+  return undefined;
 }
