@@ -14,6 +14,7 @@ import type { ModuleLoader } from './mcp/sdk-errors';
 
 export type { McpAuthInfo } from './mcp/auth-info';
 export type { RequireMcpAuthOptions } from './mcp/require-mcp-auth';
+export type { McpCallRequirement } from './mcp/gates';
 export type { McpTokenVerifier, McpTokenVerifierOptions } from './mcp/token-verifier';
 export type { McpSdkLine } from './mcp/sdk-errors';
 
@@ -27,7 +28,7 @@ export type { McpSdkLine } from './mcp/sdk-errors';
  */
 export function requireMcpAuth<C extends JwtClaims>(
   auth: TokenAuth<C>,
-  options?: RequireMcpAuthOptions,
+  options?: RequireMcpAuthOptions<C>,
 ): RequestHandler {
   return mcpAuthMiddleware(routeGuard(auth), (claims) => auth.scopesOf(claims), options);
 }

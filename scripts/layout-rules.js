@@ -13,6 +13,7 @@ const FOLDER_ORDER = [
   'stores',
   'http',
   'config',
+  'authorize',
   'dpop',
   'verify',
   'remote',
