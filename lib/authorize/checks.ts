@@ -12,7 +12,10 @@ export type Check = (claims: Readonly<Record<string, unknown>>) => void;
 /** `allow(claims, req)`: the app's rule, last. */
 export type AllowHook = (claims: never, req: Request) => boolean | Promise<boolean>;
 
-/** A route's requirements compiled: checks in the order their kinds run, then its `allow` hooks. */
+/**
+ * A route's requirements compiled: checks in the order their kinds run, then its `allow` hooks. The lists are left
+ * unfrozen (V8 walks a frozen array more slowly) and never handed out.
+ */
 export interface RouteAuthorization {
   readonly checks: readonly { readonly order: number; readonly run: Check }[];
   readonly allows: readonly { readonly hook: AllowHook; readonly owner: RequirementOwner }[];
@@ -39,22 +42,38 @@ function heldValues(source: ValueSource, claims: Readonly<Record<string, unknown
   return `the token's value is ${describeShape(raw)}`;
 }
 
-/** The check of `roles`, `permissions` or `groups`, read where `source` says. */
+/** Whether values read from a claim meet an `{ all, any }` rule. */
+function ruleMet(raw: unknown, all: readonly string[], any: readonly string[]): boolean {
+  const values = claimValues(raw);
+  if (values === undefined) return false;
+  for (let i = 0; i < all.length; i++) if (!holds(values, all[i])) return false;
+  if (any.length === 0) return true;
+  for (let i = 0; i < any.length; i++) if (holds(values, any[i])) return true;
+  return false;
+}
+
+/**
+ * The check of `roles`, `permissions` or `groups`, read where `source` says. A cache hit hands over the same frozen
+ * claims again, so the verdict on a frozen array is kept (by the array, for as long as it lives) and looked up: a
+ * hit pays one lookup, however long the array. Lookup first: `Object.isFrozen` costs more than the lookup.
+ */
 export function valueCheck(rule: ValueRule, source: ValueSource, owner: RequirementOwner): Check {
-  const { all, any } = rule;
+  // Unfrozen copies: V8 reads the elements of a frozen array more slowly.
+  const all = [...rule.all];
+  const any = [...rule.any];
   const { kind } = source;
+  const verdicts = new WeakMap<object, boolean>();
   return (claims) => {
     const raw = source.read(claims);
-    const values = claimValues(raw);
-    if (values !== undefined) {
-      let met = true;
-      for (const value of all) if (!holds(values, value)) met = false;
-      if (met && any.length > 0) {
-        met = false;
-        for (const value of any) if (holds(values, value)) met = true;
+    let met: boolean | undefined;
+    if (typeof raw === 'object' && raw !== null) {
+      met = verdicts.get(raw);
+      if (met === undefined) {
+        met = ruleMet(raw, all, any);
+        if (Object.isFrozen(raw)) verdicts.set(raw, met);
       }
-      if (met) return;
-    }
+    } else met = ruleMet(raw, all, any);
+    if (met) return;
     throw refuse(
       kind,
       `expected ${wanted(kind, all, any)} of ${owner(FIELD_OF[kind])}, read from ${source.described}; ${heldValues(source, claims, raw)}`,
@@ -80,7 +99,8 @@ function claimShape(value: unknown): string {
 }
 
 /** The check of one `claims` entry: the top-level claim `name` equals one of `accepted`, or contains one. */
-export function claimCheck(name: string, accepted: readonly ClaimValue[], owner: RequirementOwner): Check {
+export function claimCheck(name: string, values: readonly ClaimValue[], owner: RequirementOwner): Check {
+  const accepted = [...values];
   return (claims) => {
     const value = claims[name];
     if (claimMeets(value, accepted)) return;
@@ -92,7 +112,8 @@ export function claimCheck(name: string, accepted: readonly ClaimValue[], owner:
 }
 
 /** The check of `issuers`: the token's `iss` is one of them. */
-export function issuerCheck(issuers: readonly string[], owner: RequirementOwner): Check {
+export function issuerCheck(accepted: readonly string[], owner: RequirementOwner): Check {
+  const issuers = [...accepted];
   return (claims) => {
     const iss = claims.iss;
     if (typeof iss === 'string' && issuers.includes(iss)) return;
@@ -149,7 +170,8 @@ export function authorizeRoute(
   claims: Readonly<Record<string, unknown>>,
   req: Request,
 ): MaybePromise<void> {
-  for (const check of authorization.checks) check.run(claims);
+  const { checks } = authorization;
+  for (let i = 0; i < checks.length; i++) checks[i].run(claims);
   if (authorization.allows.length === 0) return undefined;
   return runAllows(authorization.allows, 0, claims, req);
 }
@@ -161,7 +183,7 @@ export function combineAuthorizations(
   const present = list.filter((one) => one !== undefined);
   if (present.length <= 1) return present[0];
   return Object.freeze({
-    checks: Object.freeze(present.flatMap((one) => one.checks).sort((a, b) => a.order - b.order)),
-    allows: Object.freeze(present.flatMap((one) => one.allows)),
+    checks: present.flatMap((one) => one.checks).sort((a, b) => a.order - b.order),
+    allows: present.flatMap((one) => one.allows),
   });
 }

@@ -118,9 +118,11 @@ function setOf(array: readonly unknown[]): ReadonlySet<string> | null {
 export function claimValues(raw: unknown): ClaimValues | undefined {
   if (typeof raw === 'string') return [raw];
   if (!Array.isArray(raw)) return undefined;
-  if (raw.length <= SCANNED) {
+  const length = raw.length;
+  if (length <= SCANNED) {
     let strings = true;
-    for (const element of raw) if (typeof element !== 'string') strings = false;
+    // An index, not for…of: V8 iterates a frozen array (the cache's claims) several times more slowly.
+    for (let i = 0; i < length && strings; i++) if (typeof raw[i] !== 'string') strings = false;
     if (strings) return raw as readonly string[];
   }
   if (!Object.isFrozen(raw)) return setOf(raw) ?? undefined;

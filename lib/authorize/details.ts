@@ -132,11 +132,10 @@ export function detailCheck(
   const verdicts: Verdicts = new WeakMap();
   const met = (value: unknown): boolean => {
     if (!Array.isArray(value)) return false;
-    const frozen = Object.isFrozen(value);
-    const known = frozen ? verdicts.get(value) : undefined;
+    const known = verdicts.get(value);
     if (known !== undefined) return known;
     const verdict = value.some((entry) => meets(entry, detail));
-    if (frozen) verdicts.set(value, verdict);
+    if (Object.isFrozen(value)) verdicts.set(value, verdict);
     return verdict;
   };
   return (claims) => {

@@ -172,5 +172,5 @@ export function parseRequirements(
     allows.push({ hook: input.allow as AllowHook, owner: context.owner });
   }
   if (checks.length === 0 && allows.length === 0) return undefined;
-  return Object.freeze({ checks: Object.freeze(checks), allows: Object.freeze(allows) });
+  return Object.freeze({ checks, allows });
 }

@@ -100,11 +100,10 @@ export function resolveScopeImplies(value: unknown): ScopeImplication | undefine
   };
   return {
     widen(granted) {
-      if (!Object.isFrozen(granted)) return widen(granted);
       let made = widened.get(granted);
       if (made === undefined) {
         made = widen(granted);
-        widened.set(granted, made);
+        if (Object.isFrozen(granted)) widened.set(granted, made);
       }
       return made;
     },
