@@ -251,7 +251,7 @@ export function scopeRefusalHint(
   options: ResolvedOptions,
 ): (scopes: ScopeRequirement, owner: RequirementOwner) => string {
   const { scopes } = describeConfiguration(options);
-  const implied = options.scopeImplies === undefined ? '' : ' (or a scope implying it, option "scopeImplies")';
+  const implied = options.scopeImplies === undefined ? '' : ' (a scope that implies one counts, option "scopeImplies")';
   return (requirement, owner) =>
     `expected ${wanted('scope', requirement.all, requirement.any)}${implied} of ${owner('scopes')}, read ${scopes}`;
 }
