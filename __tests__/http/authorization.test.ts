@@ -284,6 +284,30 @@ describe.each(EXPRESS_VERSIONS)('route requirements through %s', (_name, express
     });
   });
 
+  describe('hints', () => {
+    it("a scope refusal names every alternative of { all, any }, the route's, and where scopes were read", async () => {
+      const app = appFor({}, { all: ['orders:read'], any: ['orders:write', 'orders:admin', 'root'] });
+      expect((await call(app, { scope: 'orders:read' })).status).toBe(403);
+      expect(refusals[0].hint).toBe(
+        'expected scope "orders:read" and one of scopes "orders:write", "orders:admin" or "root" of the route (requireVerifiedUser\'s scopes), read from claim "scope", "scp" or "scopes" (option "scopeClaim")',
+      );
+    });
+
+    it('a requirement refusal names what the route requires and where it was read; the token by shape and count only', async () => {
+      const app = appFor({ roles: { all: ['admin'], any: ['eu', 'us'] }, claims: { tid: ['t-1', 't-2'] } });
+      const refused = await expectForbidden(app, { roles: ['secret-role-a', 'secret-role-b', 'eu'] }, 'role');
+      expect(refused.hint).toBe(
+        'expected role "admin" and one of roles "eu" or "us" of the route (requireVerifiedUser option "roles"), read from claim "roles" (option "roleClaim"); the token\'s value is an array of 3 values',
+      );
+      refusals.length = 0;
+      const claim = await expectForbidden(app, { roles: ['admin', 'us'], tid: 'secret-tenant' }, 'claim');
+      expect(claim.hint).toBe(
+        'expected claim "tid" equal to "t-1" or "t-2" (or, as an array, containing it) of the route (requireVerifiedUser option "claims"); the token\'s claim is a string that differs',
+      );
+      expect(`${refused.hint}${claim.hint}`).not.toMatch(/secret/);
+    });
+  });
+
   it('optionalVerifiedUser takes no requirements: a token without roles passes', async () => {
     const auth = createTokenAuth(base);
     const app = express();
