@@ -8,8 +8,8 @@ import {
   type RouteOptions,
   type TokenAuthError,
 } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { AUDIENCE, ISSUER, NOW, SECRET, sign } from '../fixtures/issuer';
+import { EXPRESS_VERSIONS, jwtOptions } from '../fixtures/express';
+import { jwtToken } from '../fixtures/issuer';
 
 /** RFC 9396 §2, Figure 2 (and §7's token response): a payment initiation. */
 const PAYMENT = {
@@ -93,22 +93,14 @@ describe.each(EXPRESS_VERSIONS)('authorizationDetails through %s', (_name, expre
   });
 
   async function status(options: RouteOptions, details: unknown): Promise<number> {
-    const auth = createTokenAuth({
-      key: { secret: SECRET },
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      claims: 'jwt',
-      clock: () => NOW,
-      onError: (err) => refusals.push(err),
-    });
+    const auth = createTokenAuth(jwtOptions(refusals));
     const app = express();
     app.get('/pay', auth.requireVerifiedUser([], options), (_req, res) => {
       res.json({});
     });
-    const claims = { iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 600, authorization_details: details };
     const res = await request(app)
       .get('/pay')
-      .set('Authorization', `Bearer ${sign(claims)}`);
+      .set('Authorization', `Bearer ${jwtToken({ authorization_details: details })}`);
     auth.close();
     if (res.status === 403) expect(res.body).toEqual({ status: 'error', message: 'Forbidden' });
     return res.status;

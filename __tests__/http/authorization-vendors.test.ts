@@ -3,8 +3,8 @@
 // one not met, and the hint that says where the values were looked for, never what they were.
 import request from 'supertest';
 import { createTokenAuth, type RouteOptions, type TokenAuthError, type TokenAuthOptions } from '../../lib';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { AUDIENCE, ISSUER, NOW, SECRET, sign } from '../fixtures/issuer';
+import { EXPRESS_VERSIONS, jwtOptions } from '../fixtures/express';
+import { jwtToken } from '../fixtures/issuer';
 
 /** Keycloak: realm roles under realm_access.roles, client roles under resource_access.<client>.roles. */
 const KEYCLOAK = {
@@ -134,15 +134,7 @@ const VENDORS: Vendor[] = [
 describe.each(EXPRESS_VERSIONS)('tokens shaped as identity providers issue them, through %s', (_name, express) => {
   describe.each(VENDORS)('$name', ({ options, claims, met, unmet, from }) => {
     const refusals: TokenAuthError[] = [];
-    const auth = createTokenAuth({
-      key: { secret: SECRET },
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      claims: 'jwt',
-      clock: () => NOW,
-      onError: (err) => refusals.push(err),
-      ...options,
-    });
+    const auth = createTokenAuth(jwtOptions(refusals, options));
     const app = express();
     app.get('/met', auth.requireVerifiedUser([], met), (_req, res) => {
       res.json({});
@@ -150,7 +142,7 @@ describe.each(EXPRESS_VERSIONS)('tokens shaped as identity providers issue them,
     app.get('/unmet', auth.requireVerifiedUser([], unmet), (_req, res) => {
       res.json({});
     });
-    const bearer = `Bearer ${sign({ iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 600, sub: 'u', ...claims })}`;
+    const bearer = `Bearer ${jwtToken({ sub: 'u', ...claims })}`;
     afterAll(() => auth.close());
 
     it('meets the route that asks for what it carries, and not the other; the hint says where it looked', async () => {
@@ -165,14 +157,7 @@ describe.each(EXPRESS_VERSIONS)('tokens shaped as identity providers issue them,
 
   it("Entra ID's groups overage: no groups to grant, 403, and the hint says the groups are elsewhere", async () => {
     const refusals: TokenAuthError[] = [];
-    const auth = createTokenAuth({
-      key: { secret: SECRET },
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      claims: 'jwt',
-      clock: () => NOW,
-      onError: (err) => refusals.push(err),
-    });
+    const auth = createTokenAuth(jwtOptions(refusals));
     const app = express();
     app.get(
       '/g',
@@ -181,7 +166,7 @@ describe.each(EXPRESS_VERSIONS)('tokens shaped as identity providers issue them,
         res.json({});
       },
     );
-    const token = sign({ iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 600, ...ENTRA_OVERAGE });
+    const token = jwtToken(ENTRA_OVERAGE);
     const res = await request(app).get('/g').set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(403);
     expect(refusals.map((err) => err.reason)).toEqual(['group']);

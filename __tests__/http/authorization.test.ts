@@ -11,20 +11,13 @@ import {
   type ScopeRequirementInput,
   type TokenAuthOptions,
 } from '../../lib';
-import { EXPRESS_VERSIONS, type ExpressFactory } from '../fixtures/express';
-import { AUDIENCE, ISSUER, NOW, SECRET, sign } from '../fixtures/issuer';
+import { EXPRESS_VERSIONS, jwtOptions, type ExpressFactory } from '../fixtures/express';
+import { ISSUER, jwtToken } from '../fixtures/issuer';
 
-const base: TokenAuthOptions = {
-  key: { secret: SECRET },
-  issuer: [ISSUER, 'https://second.example'],
-  audience: AUDIENCE,
-  claims: 'jwt',
-  clock: () => NOW,
-};
+const base: TokenAuthOptions = jwtOptions([], { issuer: [ISSUER, 'https://second.example'], onError: undefined });
 
 /** A 'jwt' mode token from the fixtures' issuer, with these claims added. */
-const token = (extra: Record<string, unknown> = {}) =>
-  sign({ iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 600, sub: 'alice', scope: 'read', ...extra });
+const token = (extra: Record<string, unknown> = {}) => jwtToken({ sub: 'alice', scope: 'read', ...extra });
 
 const FORBIDDEN = { status: 'error', message: 'Forbidden' };
 

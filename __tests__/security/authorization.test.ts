@@ -8,22 +8,14 @@ import { valueCheck, claimCheck } from '../../lib/authorize/checks';
 import { resolveValueSource } from '../../lib/authorize/claim-values';
 import { detailCheck, parseDetails } from '../../lib/authorize/details';
 import { ROUTE_OWNER } from '../../lib/authorize/refusal';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { AUDIENCE, ISSUER, NOW, SECRET, sign } from '../fixtures/issuer';
+import { EXPRESS_VERSIONS, jwtOptions } from '../fixtures/express';
+import { jwtToken } from '../fixtures/issuer';
 
 const HOSTILE = 'evil\nFORGED line "quoted" \u202e';
 
 describe.each(EXPRESS_VERSIONS)('odd claim shapes through %s', (_name, express) => {
   const refusals: TokenAuthError[] = [];
-  const auth = createTokenAuth({
-    key: { secret: SECRET },
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    claims: 'jwt',
-    clock: () => NOW,
-    maxTokenLength: 4_000_000,
-    onError: (err) => refusals.push(err),
-  });
+  const auth = createTokenAuth(jwtOptions(refusals, { maxTokenLength: 4_000_000 }));
   const app = express();
   app.get('/roles', auth.requireVerifiedUser([], { roles: ['admin'] }), (_req, res) => {
     res.json({});
@@ -40,7 +32,7 @@ describe.each(EXPRESS_VERSIONS)('odd claim shapes through %s', (_name, express) 
   const call = (path: string, claims: Record<string, unknown>) =>
     request(server)
       .get(path)
-      .set('Authorization', `Bearer ${sign({ iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 600, ...claims })}`);
+      .set('Authorization', `Bearer ${jwtToken(claims)}`);
 
   it.each<[string, unknown]>([
     ['an object', { admin: true }],

@@ -5,8 +5,8 @@ import request from 'supertest';
 import { createTokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { resolveScopeImplies } from '../../lib/token/scope-implies';
 import { checkScopes, parseScopeRequirement } from '../../lib/token/scopes';
-import { EXPRESS_VERSIONS } from '../fixtures/express';
-import { AUDIENCE, ISSUER, NOW, SECRET, sign } from '../fixtures/issuer';
+import { EXPRESS_VERSIONS, jwtOptions } from '../fixtures/express';
+import { jwtToken } from '../fixtures/issuer';
 import { optionErrorOf } from '../fixtures/option-error';
 
 describe('resolveScopeImplies', () => {
@@ -59,14 +59,7 @@ describe('resolveScopeImplies', () => {
     ['scopeImplies.bad"quote', { 'bad"quote': ['read'] }],
   ])('refuses a malformed hierarchy at %s', (path, value) => {
     expect(
-      optionErrorOf(() =>
-        createTokenAuth({
-          key: { secret: SECRET },
-          issuer: ISSUER,
-          audience: AUDIENCE,
-          scopeImplies: value,
-        } as TokenAuthOptions),
-      ).option,
+      optionErrorOf(() => createTokenAuth(jwtOptions([], { scopeImplies: value } as Partial<TokenAuthOptions>))).option,
     ).toBe(path);
   });
 });
@@ -74,21 +67,15 @@ describe('resolveScopeImplies', () => {
 describe.each(EXPRESS_VERSIONS)('scopeImplies on routes through %s', (_name, express) => {
   it('a token holding mcp:admin passes where mcp:tools is asked; the challenge of a short token names the route’s scopes', async () => {
     const refusals: TokenAuthError[] = [];
-    const auth = createTokenAuth({
-      key: { secret: SECRET },
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      claims: 'jwt',
-      clock: () => NOW,
-      scopeImplies: { 'mcp:admin': ['mcp:tools'], 'mcp:tools': ['mcp:read'] },
-      onError: (err) => refusals.push(err),
-    });
+    const auth = createTokenAuth(
+      jwtOptions(refusals, { scopeImplies: { 'mcp:admin': ['mcp:tools'], 'mcp:tools': ['mcp:read'] } }),
+    );
     const app = express();
     app.get('/tools', auth.requireVerifiedUser(['mcp:read', 'mcp:tools']), (_req, res) => {
       res.json({});
     });
     const bearer = (scope: string) => ({
-      Authorization: `Bearer ${sign({ iss: ISSUER, aud: AUDIENCE, iat: NOW, exp: NOW + 600, scope })}`,
+      Authorization: `Bearer ${jwtToken({ scope })}`,
     });
     expect((await request(app).get('/tools').set(bearer('mcp:admin'))).status).toBe(200);
     expect((await request(app).get('/tools').set(bearer('mcp:tools'))).status).toBe(200);
