@@ -21,10 +21,11 @@ export type { McpSdkLine } from './mcp/sdk-errors';
 /**
  * One middleware for an MCP endpoint: verifies as `auth.requireVerifiedUser(scopes, { acr, maxAge })` does
  * (challenges with `resource_metadata` and `scope`), gates `tools/call`, `resources/read` and `prompts/get` per
- * tool, resource and prompt (`tools`, `resources`, `prompts`: `{ key: scopes }`, read from the `Mcp-Method`/`Mcp-Name`
- * headers and the JSON-RPC body: mount `express.json()` before it, or let MCP 2026-07-28 clients' headers alone
- * decide), and sets `req.auth` to the SDK's `AuthInfo`, which the transport hands to tools. `auth.claims(req)` still
- * gives the typed claims.
+ * tool, resource and prompt (`tools`, `resources`, `prompts`: `{ key: scopes }`, or `{ key: { scopes, roles, … } }`
+ * with a route's requirements, docs/authorization.md; read from the `Mcp-Method`/`Mcp-Name` headers and the
+ * JSON-RPC body: mount `express.json()` before it, or let MCP 2026-07-28 clients' headers alone decide), and sets
+ * `req.auth` to the SDK's `AuthInfo`, which the transport hands to tools. `auth.claims(req)` still gives the typed
+ * claims.
  */
 export function requireMcpAuth<C extends JwtClaims>(
   auth: TokenAuth<C>,
