@@ -1,6 +1,6 @@
 // RFC 9396 authorization details a route requires: `{ type, actions?, locations?, datatypes?, identifier?,
 // privileges? }`, parsed once, and met by one entry of the token's `authorization_details` array. Strings compare
-// exactly (RFC 9396 §12: no normalisation); what a type's own fields mean (§6.1's subsumption) is `allow`'s to decide.
+// exactly (RFC 9396 §12: no normalisation); what a type's own fields mean (§6.1's subsumption) is for `allow`.
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject, isStringArray } from '../base/values';
@@ -108,7 +108,7 @@ function describe(detail: Detail): string {
   return parts.join(', ');
 }
 
-/** The token's `authorization_details` as a hint says it: how many entries, how many of the type; never their content. */
+/** The token's `authorization_details` as a hint says it: how many entries, how many of the type; never content. */
 function held(value: unknown, type: string): string {
   if (value === undefined) return 'the token has no authorization_details';
   if (!Array.isArray(value))

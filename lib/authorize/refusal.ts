@@ -21,7 +21,7 @@ export function refuse(reason: ForbiddenReason, hint: string): TokenAuthError {
   return new TokenAuthError('forbidden', { reason, hint });
 }
 
-/** An app hook of a route (`allow`) that threw or rejected: a 500 whose cause goes to `onError`, never to the client. */
+/** A route's app hook (`allow`) that threw or rejected: a 500 whose cause goes to `onError`, never to the client. */
 export function hookThrew(reason: string, cause: unknown): TokenAuthError {
   return new TokenAuthError('internal', { reason, cause });
 }

@@ -1,5 +1,6 @@
 // The request pipeline behind every middleware: extract → verify → binding → revocation → step-up, scopes and the
-// route's requirements, answering with claims or a TokenAuthError. The only room that knows the whole request path; Express types only, no responses.
+// route's requirements, answering with claims or a TokenAuthError. The only room that knows the whole request path;
+// Express types only, no responses.
 import type { Request } from 'express';
 import { alphabetFault, checkTokenSyntax, type TokenSyntax } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
