@@ -3,7 +3,8 @@
 //   BENCH_BASELINE_DIST=$PWD/bench/.tmp/dist-base node bench/cpu-compare.js <dist> [seconds] [rounds] [algs] [scenarios]
 // cpu.js reports over IPC; this saves that message to bench/.tmp/cpu-<time>.json and prints, per algorithm and
 // scenario, the median CPU µs per request, the median of its per-round differences to the limit ("above the
-// limit") and, for a row with a baseline twin (`<name>@base`), the median of its per-round differences to that twin.
+// limit") and, for a row with a baseline twin (`<name>@base`), the median of its per-round differences to that twin;
+// "vs pair" for a row that names another (`versus`: the same route with and without requirements).
 // Differences are taken within a round (the scenarios of one round run back to back), so they hold better than
 // the medians when the machine's load drifts.
 const { fork } = require('node:child_process');
@@ -36,14 +37,17 @@ function summary(report) {
   for (const [alg, rows] of Object.entries(report.results)) {
     lines.push(`\n${alg}: CPU µs per request, median of ${report.rounds} rounds of ${report.seconds} s`);
     lines.push(
-      `${'scenario'.padEnd(20)}${'median'.padStart(9)}${'above limit'.padStart(13)}${'vs @base'.padStart(10)}`,
+      `${'scenario'.padEnd(20)}${'median'.padStart(9)}${'above limit'.padStart(13)}${'vs @base'.padStart(10)}${'vs pair'.padStart(10)}`,
     );
     const limit = rows.limit?.cpu;
     for (const [name, row] of Object.entries(rows)) {
       const above = limit && name !== 'limit' ? perRound(row.cpu, limit) : NaN;
       const base = rows[`${name}@base`];
       const change = base ? perRound(row.cpu, base.cpu) : NaN;
-      lines.push(`${name.padEnd(20)}${f2(row.median).padStart(9)}${f2(above).padStart(13)}${f2(change).padStart(10)}`);
+      const pair = row.versus && rows[row.versus] ? perRound(row.cpu, rows[row.versus].cpu) : NaN;
+      lines.push(
+        `${name.padEnd(20)}${f2(row.median).padStart(9)}${f2(above).padStart(13)}${f2(change).padStart(10)}${f2(pair).padStart(10)}`,
+      );
     }
   }
   return lines.join('\n');

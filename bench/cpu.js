@@ -7,7 +7,7 @@
 // Each peer runs twice: as its README configures it (string secret or PEM string) and at its best (KeyObject),
 // where those differ. Run by bench/run.js as a child: node bench/cpu.js <dist> <seconds per window> <rounds> [algs] [scenarios].
 const crypto = require('node:crypto');
-const { loadFixtures, rawSignatureCheck, ALGS } = require('./fixtures');
+const { loadFixtures, rawSignatureCheck, signJws, ALGS } = require('./fixtures');
 const { median } = require('./timing');
 
 const [dist, secondsArg, roundsArg, algsArg, scenariosArg] = process.argv.slice(2);
@@ -22,14 +22,35 @@ const keyObject = (ctx) =>
     ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret))
     : crypto.createPublicKey(ctx.keys[ctx.alg].publicKey);
 
-function ours(extra, base = false) {
+function ours(extra, base = false, route = undefined) {
   return (ctx) => {
     const { createTokenAuth } = require(`${base ? ctx.baseDist : ctx.dist}/index.js`);
     const key = ctx.alg === 'HS256' ? { secret: ctx.keys.HS256.secret } : { publicKey: ctx.keys[ctx.alg].publicKey };
+    const auth = createTokenAuth({ key, issuer: ctx.issuer, audience: ctx.audience, ...extra });
     return [
-      createTokenAuth({ key, issuer: ctx.issuer, audience: ctx.audience, ...extra }).requireVerifiedUser(['identify']),
+      route === undefined ? auth.requireVerifiedUser(['identify']) : auth.requireVerifiedUser(['identify'], route),
     ];
   };
+}
+
+/** The route requirements of `ours-hot-roles` (docs/authorization.md): a role among two, and a tenant claim. */
+const ROLES_ROUTE = { roles: ['orders:admin'], claims: { tid: 'tenant-1' } };
+
+/**
+ * The one token of the two roles rows: the pool's first payload with `roles` and `tid` added, signed with the
+ * pool's key, so that the rows with and without requirements verify the same bytes.
+ */
+function rolesToken(ctx, pool) {
+  const [header, payload] = pool[0]
+    .slice('Bearer '.length)
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+  const key =
+    ctx.alg === 'HS256'
+      ? crypto.createSecretKey(Buffer.from(ctx.keys.HS256.secret))
+      : crypto.createPrivateKey(ctx.keys[ctx.alg].privateKey);
+  return `Bearer ${signJws(ctx.alg, header, { ...payload, roles: ['user', 'orders:admin'], tid: 'tenant-1' }, key)}`;
 }
 
 function expressJwt(key) {
@@ -120,11 +141,29 @@ function floor() {
 /** jsonwebtoken 9, under express-jwt and passport-jwt, does not verify EdDSA: those rows are left out for it. */
 const NO_EDDSA = ['EdDSA'];
 
-/** Scenarios: `peer` names the library a row belongs to; `config` is `readme` or `best`; `hot` sends one token. */
+/**
+ * Scenarios: `peer` names the library a row belongs to; `config` is `readme` or `best`; `hot` sends one token
+ * (`'roles'`: the pool's first with roles and a tid); `versus` names the row it is compared with, round by round;
+ * `baseline: false` keeps a row of ours from running on BENCH_BASELINE_DIST (one that needs options it lacks).
+ */
 const SCENARIOS = [
   { name: 'floor', label: 'floor: a no-op middleware that sets req.auth', hot: true, build: floor },
   { name: 'limit', label: 'limit: raw signature check + JSON.parse', build: limit },
   { name: 'ours-hot', label: 'express-verified-user, cache hit', hot: true, build: ours({}) },
+  {
+    name: 'ours-hot-plain',
+    label: 'express-verified-user, cache hit, a token with roles and tid, the route without requirements',
+    hot: 'roles',
+    build: ours({}),
+  },
+  {
+    name: 'ours-hot-roles',
+    label: "express-verified-user, cache hit, that token, the route with { roles: ['orders:admin'], claims: { tid } }",
+    hot: 'roles',
+    versus: 'ours-hot-plain',
+    baseline: false,
+    build: ours({}, false, ROLES_ROUTE),
+  },
   { name: 'ours-cold', label: 'express-verified-user, cold, cache on', build: ours({}) },
   { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', build: ours({ cache: false }) },
   {
@@ -195,7 +234,7 @@ const notForm = () => false;
 // bench/.tmp/dist-base), this package's three rows run again on that build, interleaved with the rest.
 const BASELINE = process.env.BENCH_BASELINE_DIST;
 if (BASELINE) {
-  for (const s of SCENARIOS.filter((x) => x.name.startsWith('ours-'))) {
+  for (const s of SCENARIOS.filter((x) => x.name.startsWith('ours-') && x.baseline !== false)) {
     SCENARIOS.push({
       ...s,
       name: `${s.name}@base`,
@@ -293,7 +332,8 @@ async function main() {
       (s) => (!scenariosArg || scenariosArg.split(',').includes(s.name)) && !s.unsupported?.includes(alg),
     ).map((s) => {
       const { run, failures } = runner(s.build(ctx));
-      return { ...s, run, failures, headers: s.hot ? [pool[0]] : pool, cursor: 0, cpu: [] };
+      const headers = s.hot === 'roles' ? [rolesToken(ctx, pool)] : s.hot ? [pool[0]] : pool;
+      return { ...s, run, failures, headers, cursor: 0, cpu: [] };
     });
     for (const s of scenarios) await window({ ...s, headers: s.headers.slice(0, 200) }); // warm up, JIT
     for (let round = 0; round < ROUNDS; round++) {
@@ -305,7 +345,14 @@ async function main() {
     results[alg] = {};
     for (const s of scenarios) {
       if (s.failures() > 0) throw new Error(`${alg} ${s.name}: ${s.failures()} requests refused`);
-      results[alg][s.name] = { label: s.label, peer: s.peer, config: s.config, cpu: s.cpu, median: median(s.cpu) };
+      results[alg][s.name] = {
+        label: s.label,
+        peer: s.peer,
+        config: s.config,
+        versus: s.versus,
+        cpu: s.cpu,
+        median: median(s.cpu),
+      };
       process.stderr.write(`  ${alg} ${s.name.padEnd(18)} ${median(s.cpu).toFixed(2)} CPU µs/req\n`);
     }
   }

@@ -6,7 +6,15 @@ export {
   defaultVerifyRouter as verifyRouter,
   type TokenAuth,
 } from './token-auth';
-export type { RouteOptions } from './token/step-up';
+export type { RouteOptions } from './authorize/route';
+export type {
+  RouteRequirements,
+  ValueRequirementInput,
+  ClaimValue,
+  AuthorizationDetailRequirement,
+} from './authorize/requirement';
+export type { ValueClaimOption } from './authorize/claim-values';
+export type { ScopeImpliesOption } from './token/scope-implies';
 export type { ResourceOptions } from './config/resource';
 export { toProfile, type ProfileResult, type ProfileUser } from './token/profile';
 export type { VerifyRouterOptions, VerifyView, ProfileResolver } from './http/router';

@@ -14,21 +14,23 @@ import type { ModuleLoader } from './mcp/sdk-errors';
 
 export type { McpAuthInfo } from './mcp/auth-info';
 export type { RequireMcpAuthOptions } from './mcp/require-mcp-auth';
+export type { McpCallRequirement } from './mcp/gates';
 export type { McpTokenVerifier, McpTokenVerifierOptions } from './mcp/token-verifier';
 export type { McpSdkLine } from './mcp/sdk-errors';
 
 /**
  * One middleware for an MCP endpoint (mount it with `app.all`): verifies as `auth.requireVerifiedUser(scopes, { acr,
  * maxAge })` does (challenges with `resource_metadata` and `scope`), gates `tools/call`, `resources/read` and
- * `prompts/get` per tool, resource and prompt (`tools`, `resources`, `prompts`: `{ key: scopes }`) as the JSON-RPC
- * body calls them, reading that body itself when no parser did (up to `limit`) and leaving it on `req.body` for the
- * transport, and sets `req.auth` to the SDK's `AuthInfo`, which the transport hands to tools. Answers after the token
- * what the transport would refuse itself (413, -32700, MCP 2026-07-28 header mismatches -32020). `auth.claims(req)`
- * still gives the typed claims.
+ * `prompts/get` per tool, resource and prompt (`tools`, `resources`, `prompts`: `{ key: scopes }`, or `{ key: {
+ * scopes, roles, … } }` with a route's requirements, docs/authorization.md) as the `Mcp-Method`/`Mcp-Name` headers
+ * and the JSON-RPC body call them, reading that body itself when no parser did (up to `limit`) and leaving it on
+ * `req.body` for the transport, and sets `req.auth` to the SDK's `AuthInfo`, which the transport hands to tools.
+ * Answers after the token what the transport would refuse itself (413, -32700, MCP 2026-07-28 header mismatches
+ * -32020). `auth.claims(req)` still gives the typed claims.
  */
 export function requireMcpAuth<C extends RegisteredClaims>(
   auth: TokenAuth<C>,
-  options?: RequireMcpAuthOptions,
+  options?: RequireMcpAuthOptions<C>,
 ): RequestHandler {
   return mcpAuthMiddleware(routeGuard(auth), (claims) => auth.scopesOf(claims), options);
 }

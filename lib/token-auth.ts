@@ -14,7 +14,7 @@ import { resolveOptions } from './config/resolve';
 import { createVerifyRouter, type VerifyRouterOptions } from './http/router';
 import { fleetStats, type FleetStats } from './verify/stats';
 import type { ScopeRequirementInput } from './token/scopes';
-import { parseRouteRequirement, type RouteOptions } from './token/step-up';
+import { requirementParser, type RouteOptions } from './authorize/route';
 import { protectedResourceMetadataRouter, type AuthorizationServers } from './http/protected-resource';
 import { createRouteGuard, guardedClaims, type RouteGuard } from './http/guard';
 import type { ResolvedOptions } from './config/options';
@@ -41,9 +41,11 @@ import { fromVariable, optionsFromEnv } from './config/environment';
 export interface TokenAuth<C extends RegisteredClaims = RegisteredClaims> {
   /**
    * Middleware: a valid token with these scopes is required; its claims go to `req.auth`. `options` ask for
-   * step-up authentication (RFC 9470): `acr` values the token's `acr` must be one of, `maxAge` since `auth_time`.
+   * step-up authentication (RFC 9470): `acr` values the token's `acr` must be one of, `maxAge` since `auth_time`;
+   * and set what else the token must carry (docs/authorization.md): `roles`, `permissions`, `groups`, `claims`,
+   * `authorizationDetails`, `issuers`, and `allow`, the app's rule, last (403 `forbidden` when one is not met).
    */
-  requireVerifiedUser(scopes?: ScopeRequirementInput, options?: RouteOptions): RequestHandler;
+  requireVerifiedUser(scopes?: ScopeRequirementInput, options?: RouteOptions<C>): RequestHandler;
   /** Middleware: no token → `req.auth` undefined and `next()`; a token that is present must be valid. */
   optionalVerifiedUser(): RequestHandler;
   /** The verify endpoint: `GET`/`POST {mount path}/auth/@users/verify` answering Shape B or Shape A. */
@@ -133,12 +135,13 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
           allowInsecureHttp: resolved.allowInsecureHttp,
         });
   const scopeReader = resolved.claims.scopesOf;
+  const requirements = requirementParser(resolved.valueSources);
 
   const tokenAuth: TokenAuth<C> = {
     requireVerifiedUser: acceptUncalled(
       'requireVerifiedUser',
-      (scopes?: ScopeRequirementInput, routeOptions?: RouteOptions) =>
-        requireVerifiedUser(auth, parseRouteRequirement(scopes, routeOptions)),
+      (scopes?: ScopeRequirementInput, routeOptions?: RouteOptions<C>) =>
+        requireVerifiedUser(auth, requirements.route(scopes, routeOptions)),
     ),
     optionalVerifiedUser: acceptUncalled('optionalVerifiedUser', () => optionalVerifiedUser(auth)),
     verifyRouter: acceptUncalled('verifyRouter', (routerOptions?: VerifyRouterOptions<C>) =>
@@ -189,7 +192,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
   };
   guards.set(
     tokenAuth,
-    createRouteGuard<never>(auth, resolved.resource, scopeReader, resolved.dpop?.required === true),
+    createRouteGuard<never>(auth, resolved.resource, scopeReader, resolved.dpop?.required === true, requirements),
   );
   return tokenAuth;
 }

@@ -14,6 +14,7 @@ const FOLDER_ORDER = [
   'stores',
   'http',
   'config',
+  'authorize',
   'dpop',
   'verify',
   'remote',

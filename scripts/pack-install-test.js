@@ -285,6 +285,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   createTokenAuth, errorHandler, requireVerifiedUser, verifyRouter, TokenAuthError,
   type ErrorBody, type JwtClaims, type RegisteredClaims, type TokenAuth, type TokenAuthOptions, type VerifiedClaims,
+  type RouteRequirements,
 } from 'express-verified-user';
 import { createTestIssuer } from 'express-verified-user/testing';
 import { createRedisStore, type RedisStore } from 'express-verified-user/redis';
@@ -318,6 +319,13 @@ router.get('/whoami', discovered.requireVerifiedUser(), (req, res) => {
   const fromAuth: string | undefined = req.auth?.sub;
   res.json({ sub, aud, named, times, always, fromAuth });
 });
+// Route requirements (roles, claims, RFC 9396 details, allow typed by the mode), beside step-up.
+const requirements: RouteRequirements<VerifiedClaims> = {
+  roles: { any: ['admin', 'ops'] }, claims: { tid: 't' }, authorizationDetails: { type: 'payment_initiation', actions: ['initiate'] },
+  allow: (claims, req) => claims.providers.discord !== undefined && req.params.id !== '',
+};
+router.delete('/orders/:id', auth.requireVerifiedUser(['orders:write'], { ...requirements, acr: ['urn:mfa'] }), (_req, res) => { res.end(); });
+export const roled = createTokenAuth({ ...options, roleClaim: ['realm_access', 'roles'], scopeImplies: { admin: ['read'] } });
 export const makeStore = (client: Parameters<typeof createRedisStore>[0]): RedisStore => createRedisStore(client);
 router.use('/api', auth.verifyRouter({ defaultView: 'profile' }));
 router.use(errorHandler());

@@ -13,7 +13,12 @@ export const drivers: DocDrivers = {
   'readme-quick-start': {
     async run(t) {
       const as = t.own(
-        await startAuthorizationServer({ resource: 'https://api.example.com', scopes: ['read:profile', 'write'] }),
+        await startAuthorizationServer({
+          resource: 'https://api.example.com',
+          scopes: ['read:profile', 'write', 'orders:write'],
+          // Tokens granted read:profile carry the admin role, as an authorization server's role mapping would.
+          extraClaimsByScope: { 'read:profile': { roles: ['admin'] } },
+        }),
       );
       const app = await t.serve({ replace: { "'https://tenant.example.com/'": `'${as.issuer}/'` } });
       const none = await call(`${app.origin}/me`);
@@ -28,6 +33,16 @@ export const drivers: DocDrivers = {
       // A URL that is no issuer stops the app at `await auth.ready()`, before it listens: no user finds it.
       const wrong = t.serve({ replace: { "'https://tenant.example.com/'": `'${as.issuer}/no-such-tenant/'` } });
       await expect(wrong).rejects.toThrow(/exited \(1\) before it listened/);
+      // The roles route: its scope and the admin role; a token with the scope and no role is 403 forbidden.
+      const admin = await as.token({ scope: 'orders:write read:profile' });
+      expect((await call(`${app.origin}/orders/7`, { method: 'DELETE', token: admin })).status).toBe(204);
+      const noRole = await call(`${app.origin}/orders/7`, {
+        method: 'DELETE',
+        token: await as.token({ scope: 'orders:write' }),
+      });
+      expect(noRole.status).toBe(403);
+      expect(noRole.body).toEqual({ status: 'error', message: 'Forbidden' });
+      expect(noRole.headers.get('www-authenticate')).toBe('Bearer realm="api"');
     },
   },
   'readme-shape-b-options': excerpt(),

@@ -109,6 +109,12 @@ export const drivers: DocDrivers = {
   'recipes-shape-b-route': excerpt(
     "const auth = createTokenAuth({ key: { upstream: 'https://identity.example.com' }, issuer: 'auth.example.com', audience: 'api.example.com' });\n",
   ),
+  'recipes-roles-keycloak': excerpt(),
+  'recipes-roles-entra': excerpt(),
+  'recipes-roles-auth0': excerpt(),
+  'recipes-roles-okta': excerpt(),
+  'recipes-roles-cognito': excerpt(),
+  'recipes-roles-zitadel': excerpt(),
   'recipes-oidc-provider': provider,
   // The JWT recipe's API against the page's provider; a token short of read:messages is 403.
   'recipes-oidc-provider-api': {

@@ -2,6 +2,7 @@
 // time on a token the mode accepts; the typecheck fails if any of them stops being an error (see types.test.ts).
 import express from 'express';
 import { createTokenAuth, type AccessTokenClaims, type JwtClaims, type VerifiedClaims } from '../../lib';
+import { requireMcpAuth } from '../../lib/mcp';
 
 const app = express();
 const key = { secret: process.env.TOKEN_SECRET ?? '' };
@@ -110,3 +111,20 @@ app.use(
     }),
   }),
 );
+
+// A route's `allow` sees the claims of its TokenAuth's mode, and so does a tool's in requireMcpAuth.
+app.get('/doc/:owner', at.requireVerifiedUser([], { allow: (claims, req) => claims.sub === req.params.owner }));
+app.get('/linked', strict.requireVerifiedUser([], { allow: (claims) => claims.providers.discord !== undefined }));
+jwt.requireVerifiedUser([], {
+  // @ts-expect-error 'jwt' mode does not guarantee a string `client_id`.
+  allow: (claims) => claims.client_id.startsWith('app-'),
+});
+requireMcpAuth(at, { tools: { deploy: { roles: ['ops'], allow: (claims) => claims.client_id.startsWith('app-') } } });
+requireMcpAuth(jwt, {
+  tools: {
+    deploy: {
+      // @ts-expect-error nor in a tool's requirement.
+      allow: (claims) => claims.client_id.startsWith('app-'),
+    },
+  },
+});

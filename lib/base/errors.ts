@@ -15,7 +15,8 @@ export type TokenAuthErrorCode =
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
   | 'insufficient_user_authentication'
-  | 'exchange_refused';
+  | 'exchange_refused'
+  | 'forbidden';
 
 /** The JSON body of every error answer: `{ status: 'error', message }`. */
 export interface ErrorBody {
@@ -39,6 +40,8 @@ const STATUS: Record<TokenAuthErrorCode, number> = {
   // RFC 8693 §2.2.2: the authorization server refused to exchange the token; a 403 with no challenge, since a new
   // access token from the client would not change the server's policy.
   exchange_refused: 403,
+  // A verified token that does not meet a route's requirements (roles, claims, …: docs/authorization.md).
+  forbidden: 403,
 };
 
 const MESSAGE: Record<TokenAuthErrorCode, string> = {
@@ -55,6 +58,7 @@ const MESSAGE: Record<TokenAuthErrorCode, string> = {
   use_dpop_nonce: 'DPoP nonce required',
   insufficient_user_authentication: 'Insufficient user authentication',
   exchange_refused: 'Token exchange refused',
+  forbidden: 'Forbidden',
 };
 
 /**
@@ -167,12 +171,14 @@ export interface ChallengeContext {
 
 /**
  * The failure's own auth-params (RFC 6750 §3, RFC 9470 §3): `''` for a missing token (RFC 6750 §3.1: no error
- * code), undefined for a failure that has no challenge (503, 500, and the DPoP codes, which dpop/binding.ts
- * renders).
+ * code) and for a route's requirement not met (`forbidden`: RFC 6750 §3 challenges every request the token does
+ * not enable, and without `error` no client starts a step-up that more scopes could not satisfy), undefined for a
+ * failure that has no challenge (503, 500, and the DPoP codes, which dpop/binding.ts renders).
  */
 export function challengeParams(err: TokenAuthError): string | undefined {
   switch (err.code) {
     case 'missing_token':
+    case 'forbidden':
       return '';
     case 'invalid_token':
     case 'token_expired':

@@ -19,6 +19,8 @@ import type { DpopOptions, MtlsOptions, ResolvedDpop, ResolvedMtls } from '../dp
 import type { IntrospectionOptions, IntrospectMode, ResolvedIntrospection } from '../remote/introspection-options';
 import type { ResolvedResource, ResourceOptions } from './resource';
 import type { ResolvedTokenExchange, TokenExchangeOptions } from '../remote/exchange-options';
+import type { ValueClaimOptions, ValueSources } from '../authorize/claim-values';
+import type { ScopeImplication, ScopeImpliesOption } from '../token/scope-implies';
 
 export type { JwksKeyOption, JwksKeySetOption, JwkSet } from '../keys/options';
 export type { UpstreamKeyOption } from '../remote/upstream';
@@ -44,7 +46,8 @@ export interface CacheOptions {
 }
 
 /** Options of `createTokenAuth`; validated once, when it is called. */
-export interface TokenAuthOptions<C extends RegisteredClaims = RegisteredClaims> extends ResourceOptions {
+export interface TokenAuthOptions<C extends RegisteredClaims = RegisteredClaims>
+  extends ResourceOptions, ValueClaimOptions {
   /** Key source: `{ secret }`, `{ publicKey }`, `{ jwks }`, `{ jwksUri }`, `{ upstream }` or a resolver function. Required unless `issuerBaseURL` is given. */
   key?: KeyOption;
   /** Accepted `iss` value(s); `false` leaves the issuer unchecked on purpose. Required unless `issuerBaseURL` is given. */
@@ -71,6 +74,11 @@ export interface TokenAuthOptions<C extends RegisteredClaims = RegisteredClaims>
   typ?: string | string[];
   /** Where granted scopes are read (default `scopes` in `'strict'`, else `['scope', 'scp', 'scopes']`). */
   scopeClaim?: ScopeClaimOption;
+  /**
+   * Scope hierarchies: a granted scope counts as the scopes it implies, transitively (`{ 'mcp:admin': ['mcp:tools'] }`),
+   * for routes and requireMcpAuth; cycles are refused. Challenges still name the scopes as routes list them.
+   */
+  scopeImplies?: ScopeImpliesOption;
   /** Claims that must be present (not undefined or null). */
   requiredClaims?: string[];
   /** The app's rule on verified claims; `false` or a throw → 401. Cached with the token: depend on the token only. */
@@ -148,4 +156,8 @@ export interface ResolvedOptions {
   resource: ResolvedResource | undefined;
   /** Whether the `mtls` option was given (the metadata document then says so). */
   mtlsConfigured: boolean;
+  /** Where roles, groups and permissions are read (`roleClaim`, `groupClaim`, `permissionClaim`; authorize/). */
+  valueSources: ValueSources;
+  /** The scope hierarchy (`scopeImplies`), if any. */
+  scopeImplies: ScopeImplication | undefined;
 }

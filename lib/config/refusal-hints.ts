@@ -8,6 +8,8 @@ import { acceptedList } from '../token/issuer';
 import type { ResolvedOptions } from './options';
 import { describeConfiguration, quote, seconds, type Described, type Hint } from './refusal-context';
 import { dpopHint, REMOTE_HINTS, REMOTE_PREFIX_HINTS } from './remote-refusal-hints';
+import { wanted, type RequirementOwner } from '../authorize/refusal';
+import type { ScopeRequirement } from '../token/scopes';
 
 /** The key forms that verify an algorithm family, for an `alg` no allowed algorithm shares a family with. */
 const KEYS_OF: Record<AlgorithmFamily, string> = {
@@ -67,11 +69,34 @@ const stepUpHint: Hint = (_c, err) => {
   return `expected ${wants.join(' and ')}, from the route's options "acr" / "maxAge" (requireVerifiedUser(scopes, { acr, maxAge }), RFC 9470)`;
 };
 
+/**
+ * A route's requirements (authorize/): the refusing check sets `err.hint` itself (what the route required, where it
+ * was read, the token's value by shape and count); these rows say where to look for a refusal made without one.
+ */
+const ROUTE_REQUIREMENT_HINTS: Readonly<Record<string, Hint>> = {
+  issuer: () => 'the token\'s iss is not one of the route\'s option "issuers"',
+  role: () =>
+    'expected the roles of the route\'s option "roles", read as option "roleClaim" says (default claim "roles")',
+  permission: () =>
+    'expected the permissions of the route\'s option "permissions", read as option "permissionClaim" says (default claim "permissions")',
+  group: () =>
+    'expected the groups of the route\'s option "groups", read as option "groupClaim" says (default claim "groups")',
+  claim: () => 'expected the claim values of the route\'s option "claims"',
+  'authorization-details': () =>
+    'expected an authorization_details entry (RFC 9396) that meets the route\'s option "authorizationDetails"',
+  policy: () => 'the route\'s option "allow" answered false',
+  'allow-threw': () => 'the route\'s option "allow" threw or rejected; err.cause holds what it threw',
+  'roleClaim-threw': () => 'the option "roleClaim" function threw; err.cause holds what it threw',
+  'groupClaim-threw': () => 'the option "groupClaim" function threw; err.cause holds what it threw',
+  'permissionClaim-threw': () => 'the option "permissionClaim" function threw; err.cause holds what it threw',
+};
+
 /** Hints by exact reason. */
 const BY_REASON: Readonly<Record<string, Hint>> = {
   ...REMOTE_HINTS,
   'token-in-query': () =>
     'a token was seen in the query string (access_token=…), where it is never read: URLs end up in logs, browser history and Referer headers (RFC 6750 §2.3, §5.3); send it in the Authorization header, "Bearer <token>"',
+  ...ROUTE_REQUIREMENT_HINTS,
   authorization: () =>
     'expected one Authorization header field, "Bearer <token>" (RFC 6750 §2.1); option "getToken" reads the token elsewhere',
   empty: () => 'expected a token after the scheme, "Bearer <token>"; option "getToken" reads the token elsewhere',
@@ -200,6 +225,8 @@ const BY_CODE: Readonly<Record<TokenAuthErrorCode, Hint>> = {
   invalid_dpop_proof: (c, err) => dpopHint(c, err),
   use_dpop_nonce: (c, err) => dpopHint(c, err),
   insufficient_user_authentication: stepUpHint,
+  forbidden: () =>
+    "the token does not meet the route's requirements (roles, permissions, groups, claims, authorizationDetails, issuers or allow: docs/authorization.md)",
   exchange_refused: () =>
     `the authorization server refused the token exchange (its error code is err.reason); check what option "tokenExchange.clientId" may request there`,
 };
@@ -223,6 +250,19 @@ function hintOf(c: Described, err: TokenAuthError): string {
 export function refusalHints(options: ResolvedOptions): (err: TokenAuthError) => string {
   const described = describeConfiguration(options);
   return (err) => escapeControls(err.hint ?? hintOf(described, err));
+}
+
+/**
+ * The hint of a scope refusal on a route, set when it is refused: every scope the route requires (each of its `any`
+ * alternatives named), whose requirement it is (the route, an MCP tool) and where the token's scopes were read.
+ */
+export function scopeRefusalHint(
+  options: ResolvedOptions,
+): (scopes: ScopeRequirement, owner: RequirementOwner) => string {
+  const { scopes } = describeConfiguration(options);
+  const implied = options.scopeImplies === undefined ? '' : ' (a scope that implies one counts, option "scopeImplies")';
+  return (requirement, owner) =>
+    `expected ${wanted('scope', requirement.all, requirement.any)}${implied} of ${owner('scopes')}, read ${scopes}`;
 }
 
 /** Every reason with a row of its own, and every prefix: for the test that each reason in lib/ has one. */

@@ -17,6 +17,8 @@ import { resolveIntrospection } from '../remote/introspection-options';
 import { resolveTokenExchange } from '../remote/exchange-options';
 import type { CacheOptions, ResolvedOptions, TokenAuthOptions } from './options';
 import { resolveResource, resourceAudience } from './resource';
+import { resolveValueSources } from '../authorize/claim-values';
+import { resolveScopeImplies } from '../token/scope-implies';
 import type { AudienceRule } from '../token/registered';
 import {
   checkIssuerTemplate,
@@ -63,6 +65,10 @@ const TOKEN_AUTH_OPTIONS: FieldList<TokenAuthOptions> = {
   scopesSupported: true,
   resourceName: true,
   resourceDocumentation: true,
+  roleClaim: true,
+  groupClaim: true,
+  permissionClaim: true,
+  scopeImplies: true,
 };
 const CACHE_OPTIONS: FieldList<CacheOptions> = { max: true, maxBytes: true, ttl: true, errorTtl: true, shared: true };
 
@@ -214,5 +220,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     tokenExchange: resolveTokenExchange(input.tokenExchange, issuerBaseURL, allowInsecureHttp),
     resource,
     mtlsConfigured: input.mtls !== undefined,
+    valueSources: resolveValueSources(input),
+    scopeImplies: resolveScopeImplies(input.scopeImplies),
   };
 }

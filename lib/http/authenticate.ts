@@ -1,15 +1,18 @@
-// The request pipeline behind every middleware: extract → verify → binding → revocation → scopes, answering with
-// claims or a TokenAuthError. The only room that knows the whole request path; Express types only, no responses.
+// The request pipeline behind every middleware: extract → verify → binding → revocation → step-up, scopes and the
+// route's requirements, answering with claims or a TokenAuthError. The only room that knows the whole request path;
+// Express types only, no responses.
 import type { Request } from 'express';
 import { alphabetFault, checkTokenSyntax, tokenInQuery, type TokenSyntax } from '../extract/bearer';
 import type { VerifiedClaims } from '../token/claims';
 import { debugRefusal } from '../observe/debug';
-import { refusalHints } from '../config/refusal-hints';
+import { refusalHints, scopeRefusalHint } from '../config/refusal-hints';
 import { asTokenAuthError, TokenAuthError, withChallenge, type ChallengeContext } from '../base/errors';
 import type { ResolvedOptions } from '../config/options';
 import { checkRevocation, type RevocationList } from '../verify/revocation';
 import { checkScopes, scopeChallenge } from '../token/scopes';
-import { checkStepUp, OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
+import { checkStepUp } from '../token/step-up';
+import { OPEN_ROUTE, type RouteRequirement } from '../authorize/route';
+import { authorizeRoute } from '../authorize/checks';
 import { createSenderConstraint } from '../dpop/binding';
 import { type Verifier } from '../verify/verifier';
 import { isThenable, type MaybePromise } from '../base/values';
@@ -97,25 +100,36 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
       ? undefined
       : replay.watch?.((err) => authenticator.report(err, undefined));
 
+  const { scopeImplies } = options;
+  const scopeHint = scopeRefusalHint(options);
+
   /**
    * The route's demands, last step of `authorize`; a function, not a closure made per request. The user's
    * authentication (RFC 9470) before the scopes: its 401 names the route's scopes too, so one new authorization
-   * can meet both.
+   * can meet both. Then the route's requirements (authorize/: roles, claims, …, `allow` last), each a 403.
    */
-  function scopesMet(claims: VerifiedClaims, route: RouteRequirement): VerifiedClaims {
+  function routeMet(
+    claims: VerifiedClaims,
+    route: RouteRequirement,
+    req: Request | undefined,
+  ): MaybePromise<VerifiedClaims> {
     if (route.stepUp !== undefined) checkStepUp(route.stepUp, claims, clock(), clockTolerance);
     const requirement = route.scopes;
     // Scopes are read only where a route asks for some: a throwing scopeClaim hook cannot fail an open route.
     if (requirement.all.length > 0 || requirement.any.length > 0) {
       const granted = policy.scopesOf(claims);
-      if (!checkScopes(requirement, granted)) {
+      if (!checkScopes(requirement, granted, scopeImplies)) {
         throw new TokenAuthError('insufficient_scope', {
-          scope: scopeChallenge(requirement, granted),
+          scope: scopeChallenge(requirement, granted && scopeImplies ? scopeImplies.widen(granted) : granted),
           reason: 'scope',
+          hint: scopeHint(requirement, route.owner),
         });
       }
     }
-    return claims;
+    if (route.authorization === undefined) return claims;
+    // Routes are the only callers with requirements, and a route always has its request.
+    const met = authorizeRoute(route.authorization, claims, req as Request);
+    return met === undefined ? claims : met.then(() => claims);
   }
 
   function authorize(
@@ -124,7 +138,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     req: Request | undefined,
   ): MaybePromise<VerifiedClaims> {
     if (revocationList !== undefined) checkRevocation(revocationList, claims, clock(), clockTolerance);
-    if (isRevoked === undefined) return scopesMet(claims, requirement);
+    if (isRevoked === undefined) return routeMet(claims, requirement, req);
     let revoked: MaybePromise<boolean>;
     try {
       revoked = isRevoked(claims, req);
@@ -133,7 +147,7 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
     }
     const decide = (answer: boolean) => {
       if (answer === true) throw new TokenAuthError('invalid_token', { reason: 'revoked' });
-      return scopesMet(claims, requirement);
+      return routeMet(claims, requirement, req);
     };
     if (!isThenable(revoked)) return decide(revoked);
     return revoked.then(decide, revocationFailed);

@@ -9,7 +9,7 @@ import type { RegisteredClaims } from '../token/claim-modes';
 import type { VerifiedClaims } from '../token/claims';
 import type { ScopeReader } from '../token/scope-claim';
 import { scopeChallenge, type ScopeRequirementInput } from '../token/scopes';
-import { parseRouteRequirement, type RouteOptions, type RouteRequirement } from '../token/step-up';
+import type { RequirementParser, RouteOptions, RouteRequirement } from '../authorize/route';
 import type { Authenticator, RouteAuthentication } from './authenticate';
 import { failRequest } from './respond';
 
@@ -103,7 +103,12 @@ export interface RouteGuard<C extends RegisteredClaims = RegisteredClaims> {
   /** `dpop.required`: every token must come with a DPoP proof, so a path that only ever sees Bearer tokens cannot serve it. */
   readonly dpopRequired: boolean;
   /** A requirement as `requireVerifiedUser(scopes, options)` takes it, parsed now (a TypeError when malformed). */
-  requirement(scopes?: ScopeRequirementInput, options?: RouteOptions): RouteRequirement;
+  requirement(scopes?: ScopeRequirementInput, options?: RouteOptions<C>): RouteRequirement;
+  /**
+   * The route requirements (roles, claims, …, allow) among the fields of an entry's own options, parsed now with
+   * this TokenAuth's `roleClaim`, `groupClaim` and `permissionClaim`; undefined when they set none.
+   */
+  requirements: RequirementParser['requirements'];
   /**
    * Middleware that verifies exactly as `requireVerifiedUser` does (same pipeline, cache, challenges, `errors`
    * and `onError`), with the requirement `pick(req)` answers for this request. On success it calls
@@ -135,6 +140,7 @@ export function createRouteGuard<C extends RegisteredClaims>(
   resource: { resource: string; metadataUrl: string } | undefined,
   scopesOf: ScopeReader,
   dpopRequired: boolean,
+  parser: RequirementParser,
 ): RouteGuard<C> {
   // The token each request carried, for `accept`; it lives no longer than the request, which holds it anyway.
   const tokens = new WeakMap<Request, string>();
@@ -157,7 +163,8 @@ export function createRouteGuard<C extends RegisteredClaims>(
     resource: resource?.resource,
     resourceMetadataUrl: resource?.metadataUrl,
     dpopRequired,
-    requirement: (scopes, options) => parseRouteRequirement(scopes, options),
+    requirement: (scopes, options) => parser.route(scopes, options),
+    requirements: parser.requirements,
     middleware(pick, accept) {
       return guardRoute(auth, {
         authentication: (req) => authenticationOf(pick(req)),

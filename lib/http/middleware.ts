@@ -2,7 +2,7 @@
 // verified claims on req.auth.
 import type { Request, RequestHandler } from 'express';
 import type { VerifiedClaims } from '../token/claims';
-import { OPEN_ROUTE, type RouteRequirement } from '../token/step-up';
+import { OPEN_ROUTE, type RouteRequirement } from '../authorize/route';
 import { authenticationFor, type Authenticator, type RouteAuthentication } from './authenticate';
 import { guardRoute } from './guard';
 

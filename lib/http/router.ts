@@ -7,7 +7,7 @@ import { TokenAuthError } from '../base/errors';
 import { isProfileResult, toProfile, type ProfileResult } from '../token/profile';
 import { guardRoute } from './guard';
 import { addRequiredScopes, parseScopeRequirement, type ScopeRequirementInput } from '../token/scopes';
-import { OPEN_ROUTE } from '../token/step-up';
+import { OPEN_ROUTE } from '../authorize/route';
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
@@ -69,10 +69,11 @@ function resolveRouterOptions(input: unknown): RouterConfig {
     'requiredScopes',
     'verifyRouter option "requiredScopes"',
   );
+  const owner = () => 'the verify endpoint (verifyRouter option "requiredScopes", and the profile view\'s scopes)';
   return {
     defaultView,
-    claimsView: authenticationFor({ scopes: claimsScopes, stepUp: undefined }),
-    profileView: authenticationFor({ scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), stepUp: undefined }),
+    claimsView: authenticationFor({ ...OPEN_ROUTE, scopes: claimsScopes, owner }),
+    profileView: authenticationFor({ ...OPEN_ROUTE, scopes: addRequiredScopes(claimsScopes, PROFILE_SCOPES), owner }),
     unknownView: authenticationFor(OPEN_ROUTE),
     resolveProfile: resolveProfile as ProfileResolver,
   };

@@ -11,31 +11,44 @@ import type { RouteGuard } from '../http/guard';
 import type { RegisteredClaims } from '../token/claim-modes';
 import type { ScopeReader } from '../token/scope-claim';
 import type { ScopeRequirementInput } from '../token/scopes';
-import { parseStepUp, type RouteRequirement, type StepUp } from '../token/step-up';
+import { parseStepUp, type StepUp } from '../token/step-up';
+import type { RouteRequirement } from '../authorize/route';
 import { toAuthInfo } from './auth-info';
 import { resolveBodyLimit, settleMcpBody, type BodyFault } from './body';
 import { calledItems } from './calls';
-import { callKey, everyGateScope, gateScopes, hasGates, parseGates, type GatedCall, type McpGates } from './gates';
+import {
+  callKey,
+  combineGates,
+  everyGate,
+  gateEntry,
+  hasGates,
+  parseGates,
+  type GateEntry,
+  type GatedCall,
+  type McpCallRequirement,
+  type McpGates,
+} from './gates';
 import { headerMismatch } from './headers';
 import { bodyRefusal, sendRefusal, type McpRefusal } from './transport-errors';
 
-/** Options of `requireMcpAuth(auth, options)`. */
-export interface RequireMcpAuthOptions {
+/** Options of `requireMcpAuth(auth, options)`; `C`: the claims the TokenAuth's mode guarantees (for `allow`). */
+export interface RequireMcpAuthOptions<C extends RegisteredClaims = RegisteredClaims> {
   /** Scopes every request to the endpoint needs, as `requireVerifiedUser` takes them. */
   scopes?: ScopeRequirementInput;
   /**
    * Scopes a `tools/call` of a tool needs on top of the endpoint's: `{ toolName: scopes }`. A call without them is
    * answered 403 `insufficient_scope` naming every scope it needs, so the client can step up. Other tools: the
-   * endpoint's scopes.
+   * endpoint's scopes. In place of the scopes, a route's requirements (`{ scopes, roles, claims, … }`,
+   * docs/authorization.md): a call that misses one is answered 403 `forbidden`.
    */
-  tools?: Readonly<Record<string, readonly string[]>>;
+  tools?: Readonly<Record<string, readonly string[] | McpCallRequirement<C>>>;
   /**
    * Scopes a `resources/read` of a resource needs on top of the endpoint's: `{ uri: scopes }`. URIs are matched as
    * the SDK's server matches them (parsed and serialised again); a resource template's reads are not gated by it.
    */
-  resources?: Readonly<Record<string, readonly string[]>>;
-  /** Scopes a `prompts/get` of a prompt needs on top of the endpoint's: `{ promptName: scopes }`. */
-  prompts?: Readonly<Record<string, readonly string[]>>;
+  resources?: Readonly<Record<string, readonly string[] | McpCallRequirement<C>>>;
+  /** Scopes (or requirements, as `tools`) a `prompts/get` of a prompt needs on top of the endpoint's. */
+  prompts?: Readonly<Record<string, readonly string[] | McpCallRequirement<C>>>;
   /** Step-up (RFC 9470), as `requireVerifiedUser`'s: the token's `acr` must be one of these. */
   acr?: readonly string[];
   /** Step-up (RFC 9470), as `requireVerifiedUser`'s: the longest time since the user authenticated (`auth_time`). */
@@ -69,8 +82,8 @@ function refuseOfflineAccess(parts: { all: readonly string[]; any: readonly stri
   if ([...parts.all, ...parts.any].includes(OFFLINE_ACCESS))
     optionError('scopes', `requireMcpAuth option "scopes" must not hold "${OFFLINE_ACCESS}" (a client's to ask for)`);
   for (const gate of ['tools', 'resources', 'prompts'] as const)
-    for (const [key, scopes] of gates[gate])
-      if (scopes.includes(OFFLINE_ACCESS))
+    for (const [key, entry] of gates[gate])
+      if (entry.scopes.includes(OFFLINE_ACCESS))
         optionError(
           `${gate}.${key}`,
           `requireMcpAuth option "${gate}" must not hold "${OFFLINE_ACCESS}" (a client's to ask for)`,
@@ -115,19 +128,28 @@ export function mcpAuthMiddleware<C extends RegisteredClaims>(
 
   const stepUp = stepUpOf(given);
   const parts = requirementParts(given.scopes);
-  // Every requirement carries the route's step-up demand; a call's adds its scopes to the endpoint's.
-  const requirementWith = (scopes: readonly string[]): RouteRequirement =>
-    Object.freeze({ scopes: guard.requirement({ all: [...parts.all, ...scopes], any: parts.any }).scopes, stepUp });
-  const endpoint: RouteRequirement = Object.freeze({ scopes: guard.requirement(given.scopes).scopes, stepUp });
-  const gates: McpGates = parseGates(given);
+  // Every requirement carries the route's step-up demand; a call's adds its scopes and requirements to the endpoint's.
+  const requirementWith = ({ scopes, authorization, owner }: GateEntry): RouteRequirement =>
+    Object.freeze({
+      scopes: guard.requirement({ all: [...parts.all, ...scopes], any: parts.any }).scopes,
+      stepUp,
+      authorization,
+      owner,
+    });
+  const endpoint: RouteRequirement = Object.freeze({
+    ...guard.requirement(given.scopes),
+    stepUp,
+    owner: () => 'the MCP endpoint (requireMcpAuth option "scopes")',
+  });
+  const gates: McpGates = parseGates(given, guard.requirements);
   refuseOfflineAccess(parts, gates);
   const limit = resolveBodyLimit(given.limit);
   const gated = hasGates(gates);
-  const everything = requirementWith(everyGateScope(gates));
+  const everything = requirementWith(everyGate(gates));
   // One requirement per gated key, made at set-up; a request calling several gated things gets one made for it.
   const single = new Map<GatedCall['gate'], Map<string, RouteRequirement>>();
   for (const gate of ['tools', 'resources', 'prompts'] as const)
-    single.set(gate, new Map([...gates[gate]].map(([key, scopes]) => [key, requirementWith(scopes)])));
+    single.set(gate, new Map([...gates[gate]].map(([key, entry]) => [key, requirementWith(entry)])));
 
   // Requests the transport would refuse (a body it cannot run, headers that disagree with it): the answer owed once
   // the token passed the endpoint's requirement. No call runs, so no call's scopes are asked.
@@ -145,7 +167,7 @@ export function mcpAuthMiddleware<C extends RegisteredClaims>(
     }
     if (needed.size === 0) return endpoint;
     if (needed.size === 1) return needed.values().next().value as RouteRequirement;
-    return requirementWith(called.calls.flatMap((call) => gateScopes(gates, call) ?? []));
+    return requirementWith(combineGates(called.calls.flatMap((call) => gateEntry(gates, call) ?? [])));
   }
 
   const verified = guard.middleware(pick, (req, { claims, token }) => {

@@ -1,7 +1,9 @@
-// Scope requirements of a route (a list, `{ all }` or `{ any }`) and the check of granted scopes against them.
+// Scope requirements of a route (a list, `{ all }` or `{ any }`) and the check of granted scopes against them (with
+// the scopes they imply, token/scope-implies.ts).
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
+import type { ScopeImplication } from './scope-implies';
 /** A scope requirement: all of an array, or `{ all, any }` (every `all` scope and at least one `any` scope). */
 export type ScopeRequirementInput = readonly string[] | { all?: readonly string[]; any?: readonly string[] };
 
@@ -83,12 +85,24 @@ export function addRequiredScopes(req: ScopeRequirement, extra: readonly string[
   return parseScopeRequirement({ all: [...req.all, ...extra], any: req.any });
 }
 
-/** Whether granted scopes meet a requirement. */
-export function checkScopes(requirement: ScopeRequirement, granted: readonly string[] | undefined): boolean {
-  if (requirement.all.length === 0 && requirement.any.length === 0) return true;
-  if (granted === undefined) return false;
+function meets(requirement: ScopeRequirement, granted: readonly string[]): boolean {
   for (const scope of requirement.all) if (!granted.includes(scope)) return false;
   if (requirement.any.length === 0) return true;
   for (const scope of requirement.any) if (granted.includes(scope)) return true;
   return false;
+}
+
+/**
+ * Whether granted scopes meet a requirement: as granted, or with the scopes they imply (`scopeImplies`), which are
+ * worked out only when the granted ones fall short.
+ */
+export function checkScopes(
+  requirement: ScopeRequirement,
+  granted: readonly string[] | undefined,
+  implied?: ScopeImplication,
+): boolean {
+  if (requirement.all.length === 0 && requirement.any.length === 0) return true;
+  if (granted === undefined) return false;
+  if (meets(requirement, granted)) return true;
+  return implied !== undefined && meets(requirement, implied.widen(granted));
 }

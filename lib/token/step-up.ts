@@ -5,10 +5,9 @@ import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
-import { NO_SCOPES, parseScopeRequirement, type ScopeRequirement } from './scopes';
 
-/** The second argument of `requireVerifiedUser`: what the user's authentication must meet (RFC 9470). */
-export interface RouteOptions {
+/** What the user's authentication must meet (RFC 9470): the step-up fields of a route's options. */
+export interface StepUpOptions {
   /** Accepted authentication context classes: the token's `acr` must be one of them. */
   acr?: readonly string[];
   /** Longest time since the user authenticated (`auth_time`); a token without `auth_time` is then refused. */
@@ -23,7 +22,7 @@ export interface StepUp {
   readonly maxAge: number | undefined;
 }
 
-const ROUTE_FIELDS: FieldList<RouteOptions> = { acr: true, maxAge: true };
+const STEP_UP_FIELDS: FieldList<StepUpOptions> = { acr: true, maxAge: true };
 // RFC 9470 §3: acr_values is a space-separated list inside a quoted-string: no spaces, quotes or backslashes.
 const ACR = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
@@ -34,7 +33,7 @@ const ACR = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 export function parseStepUp(input: unknown, owner = 'requireVerifiedUser'): StepUp | undefined {
   if (input === undefined) return undefined;
   if (!isObject(input)) optionError('', `${owner} options must be an object { acr?, maxAge? }`);
-  knownFields(input, ROUTE_FIELDS, '', owner);
+  knownFields(input, STEP_UP_FIELDS, '', owner);
   const { acr, maxAge } = input;
   let accepted: ReadonlySet<string> | undefined;
   if (acr !== undefined) {
@@ -90,17 +89,3 @@ function refused(stepUp: StepUp, reason: string): TokenAuthError {
     maxAge: stepUp.maxAge,
   });
 }
-
-/** What a route demands of a verified token: its scopes and, optionally, how recently and how the user logged in. */
-export interface RouteRequirement {
-  readonly scopes: ScopeRequirement;
-  readonly stepUp: StepUp | undefined;
-}
-
-/** A route's requirement from `requireVerifiedUser(scopes, options)`, parsed once at set-up (TypeError otherwise). */
-export function parseRouteRequirement(scopes: unknown, options?: unknown): RouteRequirement {
-  return Object.freeze({ scopes: parseScopeRequirement(scopes), stepUp: parseStepUp(options) });
-}
-
-/** The requirement of a route that asks only for a valid token. */
-export const OPEN_ROUTE: RouteRequirement = Object.freeze({ scopes: NO_SCOPES, stepUp: undefined });
