@@ -64,7 +64,7 @@ for i = 6, #ARGV, 3 do
 end
 redis.call('PERSIST', KEYS[1])
 redis.call('PERSIST', KEYS[2])
-return {'ok', tostring(lifetime)}`);
+return {'ok', '', tostring(lifetime)}`);
 
 /** The message that announces an entry on the channel: `{ rule: [kind, iss, key], before }` (a jti's is an array). */
 export function ruleMessage(entry: RuleEntry): string {

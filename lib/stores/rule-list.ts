@@ -1,6 +1,6 @@
 // A Redis store's subject and session rules as each instance holds them (docs/fleet.md#subject-and-session-rules):
-// loaded whole after the revoked jtis at each (re)connect, kept current by the same channel, this process's rule
-// lifetime declared to the fleet, and rules Redis lost written back.
+// loaded whole, page by page, beside the revoked jtis at each (re)connect, kept current by the same channel, this
+// process's rule lifetime declared to the fleet, and rules Redis lost written back.
 import { isObject } from '../base/values';
 import { RULE_MARGIN } from '../verify/revocation-requests';
 import { entryFrom, entryOf, ruleMember, RuleSet, type RuleEntry } from '../verify/rule-set';
@@ -14,19 +14,6 @@ if tonumber(ARGV[1]) > held then redis.call('SET', KEYS[1], ARGV[1]) end
 redis.call('PERSIST', KEYS[1])
 return 1`);
 
-/**
- * The live rules as a flat array (member, before, …) and the fleet's lifetime. ARGV: now, margin. Read only, so it
- * runs while writes are paused (a manual failover).
- */
-const LOAD_RULES = luaScript(
-  `
-local lifetime = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-local low = '-inf'
-if lifetime > 0 then low = tostring(tonumber(ARGV[1]) - lifetime - tonumber(ARGV[2])) end
-return {redis.call('ZRANGEBYSCORE', KEYS[1], low, '+inf', 'WITHSCORES'), tostring(lifetime)}`,
-  true,
-);
-
 /** Drop the rules past the fleet's lifetime (none while none was declared). ARGV: now, margin. */
 const PRUNE_RULES = luaScript(`
 local lifetime = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
@@ -37,6 +24,13 @@ return 1`);
 
 /** An entry this long within its lifetime must be in Redis: clocks of a fleet may disagree by less. */
 const LIVE_MARGIN = 10;
+/**
+ * Rules read per command while loading (ZSCAN's COUNT, a hint): a load of 100 000 rules in one reply outlasted the
+ * store's `timeout` on a loaded machine, and was tried again and again; pages of this size each take milliseconds.
+ */
+const PAGE = 1000;
+/** Most pages one load reads before it gives up and tries again later (a bound, far above maxRules / PAGE). */
+const MAX_PAGES = 100_000;
 /** Entries written back in one script when Redis lost some. */
 const WRITE_BACK_BATCH = 200;
 
@@ -55,9 +49,9 @@ export interface RedisRules {
   /** A message of the channel: true when it was a rule (held now), false when it is none. */
   message(value: unknown): boolean;
   /**
-   * Load every live rule (after the revoked jtis, on the store's own connection); resolves with the entries this
-   * instance held before the load and still must be in Redis, but that Redis no longer has. Rejects when Redis does
-   * not answer.
+   * Load every live rule (on the store's own connection, each page within the store's `timeout`); resolves with the
+   * entries this instance held before the load and still must be in Redis, but that Redis no longer has. Rejects
+   * when Redis does not answer.
    */
   load(commands: BoundedCommands, now: number): Promise<RuleEntry[]>;
   /** Write back entries Redis lost (best effort: the instance keeps refusing with them whatever happens). */
@@ -106,16 +100,24 @@ export function redisRules(keys: RuleKeys, maxRules: number): RedisRules {
     async load(commands, now) {
       // Entries held before the load was sent were written before it ran: each that is still live must be in it.
       const before = [...set.entries()];
-      const reply = await commands.script(LOAD_RULES, [keys.rules, keys.lifetime], [String(now), String(RULE_MARGIN)]);
-      const [live, declared] = Array.isArray(reply) ? reply : [];
-      const flat = Array.isArray(live) ? live.map(String) : [];
-      fleet = Math.max(fleet, Number(declared) || 0);
+      fleet = Math.max(fleet, Number(await commands.run(['GET', keys.lifetime])) || 0);
+      const horizon = fleet > 0 ? now - fleet - RULE_MARGIN : -Infinity;
       const inRedis = new Set<string>();
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const entry = entryOf(flat[i], Number(flat[i + 1]));
-        if (entry === undefined) continue;
-        inRedis.add(flat[i]);
-        set.note(entry);
+      // ZSCAN returns every entry present from the first page to the last; what is written meanwhile is published.
+      let cursor = '0';
+      for (let page = 0; ; page++) {
+        if (page === MAX_PAGES) throw new Error('the rules did not load within MAX_PAGES pages');
+        const reply = await commands.run(['ZSCAN', keys.rules, cursor, 'COUNT', String(PAGE)]);
+        const [next, found] = Array.isArray(reply) ? reply : [];
+        const flat = Array.isArray(found) ? found.map(String) : [];
+        for (let i = 0; i + 1 < flat.length; i += 2) {
+          const entry = entryOf(flat[i], Number(flat[i + 1]));
+          if (entry === undefined || entry.before < horizon) continue;
+          inRedis.add(flat[i]);
+          set.note(entry);
+        }
+        cursor = String(next);
+        if (cursor === '0' || next === undefined) break;
       }
       declareToFleet(commands);
       // Redis keeps an entry until before + the fleet's lifetime (+ margin): one that far from it must be there.
