@@ -1,5 +1,6 @@
-// The subject and session rules one process holds (docs/fleet.md#subject-and-session-rules): three maps by issuer,
-// matched per request in a few Map lookups (none while no rule is held), dropped once past their lifetime.
+// The subject and session rules one process holds (docs/fleet.md#subject-and-session-rules): maps by issuer, then
+// user or session, matched per request in two or three Map lookups (none while no rule is held), dropped once past
+// their lifetime.
 
 /**
  * The three kinds of entry a rule is stored as. `s`: a subject rule, keyed by `sub`. `x`: a session rule, keyed by
@@ -48,15 +49,39 @@ export function entryFrom(value: unknown, before: unknown): RuleEntry | undefine
 }
 
 /**
- * The rules held, by kind, then issuer, then key → the latest `before` written for that key (a later `before` refuses
- * more and lasts longer, so it stands for every earlier one). Strings are the claims' own: a lookup hashes nothing new.
+ * A copy of `text` that holds nothing else. A string read from JSON (a SET, a logout token, a message) may be a slice
+ * of the whole text it came from, which would then stay in memory as long as the rule: 64 KiB per rule for a rule
+ * read from a large SET. Exact for every string (lone surrogates too); rules are written rarely, never per request.
+ */
+function ownString(text: string): string {
+  // eslint-disable-next-line no-control-regex -- Latin-1 is every code unit below U+0100
+  return /^[\u0000-\u00ff]*$/.test(text)
+    ? Buffer.from(text, 'latin1').toString('latin1')
+    : Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/** The rules of one user of an issuer: the `before` of its subject rule and of its session rules' sub, or -Infinity. */
+class UserRules {
+  s = -Infinity;
+  n = -Infinity;
+}
+
+/**
+ * The rules of one issuer: by `sub` (subject rules, and session rules given a `sub`), and by `sid`; each map made when
+ * its first entry comes (a flood of rules, each of another issuer, costs one map per rule, not two).
+ */
+interface IssuerRules {
+  bySub: Map<string, UserRules> | undefined;
+  bySid: Map<string, number> | undefined;
+}
+
+/**
+ * The rules held: by issuer, then `sub` or `sid` → the latest `before` written for that entry (a later `before`
+ * refuses more and lasts longer, so it stands for every earlier one). One lookup finds a token's issuer, one its
+ * user (both of its user's kinds at once), one its session: strings are the claims' own, so no new one is hashed.
  */
 export class RuleSet {
-  private readonly byKind: Record<RuleKind, Map<string, Map<string, number>>> = {
-    s: new Map(),
-    x: new Map(),
-    n: new Map(),
-  };
+  private readonly byIssuer = new Map<string, IssuerRules>();
   private count = 0;
 
   /** Entries held (a session rule with `sub` counts two). */
@@ -64,51 +89,73 @@ export class RuleSet {
     return this.count;
   }
 
-  /** Hold an entry; true when it is new or moves its key's `before` later. */
+  /** Hold an entry; true when it is new or moves its `before` later. */
   note(entry: RuleEntry): boolean {
-    const byIssuer = this.byKind[entry.kind];
-    let keys = byIssuer.get(entry.iss);
-    if (keys === undefined) {
-      keys = new Map();
-      byIssuer.set(entry.iss, keys);
+    let rules = this.byIssuer.get(entry.iss);
+    if (rules === undefined) {
+      rules = { bySub: undefined, bySid: undefined };
+      this.byIssuer.set(ownString(entry.iss), rules);
     }
-    const held = keys.get(entry.key);
-    if (held !== undefined && held >= entry.before) return false;
-    if (held === undefined) this.count++;
-    keys.set(entry.key, entry.before);
+    if (entry.kind === 'x') {
+      rules.bySid ??= new Map();
+      const held = rules.bySid.get(entry.key);
+      if (held !== undefined && held >= entry.before) return false;
+      if (held !== undefined) rules.bySid.set(entry.key, entry.before);
+      else {
+        this.count++;
+        rules.bySid.set(ownString(entry.key), entry.before);
+      }
+      return true;
+    }
+    rules.bySub ??= new Map();
+    let user = rules.bySub.get(entry.key);
+    if (user === undefined) {
+      user = new UserRules();
+      rules.bySub.set(ownString(entry.key), user);
+    }
+    const held = user[entry.kind];
+    if (held >= entry.before) return false;
+    if (held === -Infinity) this.count++;
+    user[entry.kind] = entry.before;
     return true;
   }
 
   /** The `before` held for an entry's key, if any. */
   before(entry: Pick<RuleEntry, 'kind' | 'iss' | 'key'>): number | undefined {
-    return this.byKind[entry.kind].get(entry.iss)?.get(entry.key);
+    const rules = this.byIssuer.get(entry.iss);
+    if (entry.kind === 'x') return rules?.bySid?.get(entry.key);
+    const held = rules?.bySub?.get(entry.key)?.[entry.kind];
+    return held === undefined || held === -Infinity ? undefined : held;
   }
 
   /**
    * Why a token's claims are refused at `now`, or undefined: by a subject rule of its `iss` and `sub` that its `iat`
    * does not postdate; by a session rule naming its `sid`; or, for a token without a string `sid`, by a session
-   * rule of its `sub`. Only rules whose `before` + `lifetime` (the TokenAuth's `maxLifetime` + `clockTolerance`) has
-   * not passed count. A token without `iat` is refused by the rules that compare it.
+   * rule of its `sub` that its `iat` does not postdate. Only rules whose `before` + `lifetime` (the TokenAuth's
+   * `maxLifetime` + `clockTolerance`) has not passed count. A token without `iat` is refused by the rules that
+   * compare it.
    */
   refusal(claims: Readonly<Record<string, unknown>>, now: number, lifetime: number): RuleRefusal | undefined {
     if (this.count === 0) return undefined;
     const iss = claims.iss;
     if (typeof iss !== 'string') return undefined;
-    const sub = claims.sub;
-    const iat = claims.iat as number | undefined;
+    const rules = this.byIssuer.get(iss);
+    if (rules === undefined) return undefined;
     const from = now - lifetime;
-    if (typeof sub === 'string') {
-      const before = this.byKind.s.get(iss)?.get(sub);
-      // `!(iat > before)`: also true for a token without iat.
-      if (before !== undefined && before >= from && !(iat! > before)) return 'subject-revoked';
-    }
     const sid = claims.sid;
-    if (typeof sid === 'string') {
-      const before = this.byKind.x.get(iss)?.get(sid);
+    const sub = claims.sub;
+    if (typeof sub === 'string' && rules.bySub !== undefined) {
+      const user = rules.bySub.get(sub);
+      if (user !== undefined) {
+        // `!(iat > before)`: also true for a token without iat. An absent rule's -Infinity is never >= from.
+        const iat = claims.iat as number;
+        if (user.s >= from && !(iat > user.s)) return 'subject-revoked';
+        if (typeof sid !== 'string' && user.n >= from && !(iat > user.n)) return 'session-revoked';
+      }
+    }
+    if (typeof sid === 'string' && rules.bySid !== undefined) {
+      const before = rules.bySid.get(sid);
       if (before !== undefined && before >= from) return 'session-revoked';
-    } else if (typeof sub === 'string') {
-      const before = this.byKind.n.get(iss)?.get(sub);
-      if (before !== undefined && before >= from && !(iat! > before)) return 'session-revoked';
     }
     return undefined;
   }
@@ -116,15 +163,24 @@ export class RuleSet {
   /** Drop every entry whose `before` is earlier than `horizon`; how many left. */
   prune(horizon: number): number {
     let dropped = 0;
-    for (const byIssuer of Object.values(this.byKind)) {
-      for (const [iss, keys] of byIssuer) {
-        for (const [key, before] of keys) {
-          if (before >= horizon) continue;
-          keys.delete(key);
+    for (const [iss, rules] of this.byIssuer) {
+      const { bySub, bySid } = rules;
+      for (const [sid, before] of bySid ?? []) {
+        if (before >= horizon) continue;
+        bySid!.delete(sid);
+        dropped++;
+      }
+      for (const [sub, user] of bySub ?? []) {
+        for (const kind of ['s', 'n'] as const) {
+          if (user[kind] === -Infinity || user[kind] >= horizon) continue;
+          user[kind] = -Infinity;
           dropped++;
         }
-        if (keys.size === 0) byIssuer.delete(iss);
+        if (user.s === -Infinity && user.n === -Infinity) bySub!.delete(sub);
       }
+      if (bySub?.size === 0) rules.bySub = undefined;
+      if (bySid?.size === 0) rules.bySid = undefined;
+      if (rules.bySub === undefined && rules.bySid === undefined) this.byIssuer.delete(iss);
     }
     this.count -= dropped;
     return dropped;
@@ -133,15 +189,18 @@ export class RuleSet {
   /** The earliest `before` held, or undefined when none is. */
   earliest(): number | undefined {
     let first: number | undefined;
-    for (const byIssuer of Object.values(this.byKind))
-      for (const keys of byIssuer.values())
-        for (const before of keys.values()) if (first === undefined || before < first) first = before;
+    for (const entry of this.entries()) if (first === undefined || entry.before < first) first = entry.before;
     return first;
   }
 
   /** Every entry held. */
   *entries(): IterableIterator<RuleEntry> {
-    for (const kind of KINDS)
-      for (const [iss, keys] of this.byKind[kind]) for (const [key, before] of keys) yield { kind, iss, key, before };
+    for (const [iss, rules] of this.byIssuer) {
+      for (const [key, user] of rules.bySub ?? []) {
+        if (user.s !== -Infinity) yield { kind: 's', iss, key, before: user.s };
+        if (user.n !== -Infinity) yield { kind: 'n', iss, key, before: user.n };
+      }
+      for (const [key, before] of rules.bySid ?? []) yield { kind: 'x', iss, key, before };
+    }
   }
 }
