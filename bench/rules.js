@@ -75,61 +75,76 @@ async function memory(url, admin) {
   const rows = [];
   for (const hostile of [false, true]) {
     for (const count of [10_000, 100_000]) {
+      // Each measured in a function of its own, the memory store first: nothing of one is alive in the other.
+      const memory = await memoryStoreBytes(count, hostile);
       const prefix = `m${randomUUID().slice(0, 8)}:`;
       const key = `${prefix}rules:{${prefix}rules}`;
-      const all = entries(count, hostile);
-      const before = Math.floor(Date.now() / 1000);
-      for (let i = 0; i < all.length; i += 1000) {
-        const args = [];
-        for (const entry of all.slice(i, i + 1000)) args.push(String(before), ruleMember(entry));
-        await admin.zadd(key, ...args);
-      }
+      await fill(admin, key, count, hostile);
       const redisBytes = Number(await admin.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
-
-      // An instance's store: loaded from Redis, as at start-up.
-      const client = new Redis(url);
-      const h0 = heap();
-      const store = createRedisStore(client, { prefix, maxRules: count });
-      const list = store.follow(() => undefined, { ruleLifetime: 3605 });
-      await within(60_000, () => list.stats().loaded, 'the rules loaded');
-      const mirror = heap() - h0;
-      if (list.stats().rules !== count) throw new Error(`loaded ${list.stats().rules} of ${count}`);
-      list.unfollow();
-      store.close();
-      client.disconnect();
-
-      // createMemoryRevocationStore, written through revokeSubject / revokeSession with strings made after the
-      // first measure (each iss a string of its own, as a caller would pass them).
-      const m0 = heap();
-      const mem = createMemoryRevocationStore({ maxRules: count });
-      let made = entries(count, hostile);
-      for (const entry of made) {
-        const iss = flat(entry.iss);
-        if (entry.kind === 's') await mem.revokeSubject({ iss, sub: entry.key }, { before });
-        else await mem.revokeSession({ iss, sid: entry.key }, { before });
-      }
-      made = undefined;
-      const memBytes = heap() - m0;
-      const held = mem.follow(() => undefined, { ruleLifetime: 3605 }).stats().rules;
-      if (held !== count) throw new Error(`the memory store holds ${held} of ${count}`);
-
+      const mirror = await mirrorBytes(url, prefix, count);
       await admin.del(key);
       const row = {
         kind: hostile ? 'hostile (256-character values, an issuer each)' : 'realistic (UUID sub / sid)',
         count,
         mirror,
-        memory: memBytes,
+        memory,
         redis: redisBytes,
       };
       rows.push(row);
       console.log(
         `${row.kind}, ${count} entries: instance ${mib(mirror)} MiB (${Math.round(mirror / count)} B each), ` +
-          `memory store ${mib(memBytes)} MiB (${Math.round(memBytes / count)} B), ` +
+          `memory store ${mib(memory)} MiB (${Math.round(memory / count)} B), ` +
           `Redis ${mib(redisBytes)} MiB (${Math.round(redisBytes / count)} B)`,
       );
     }
   }
   return rows;
+}
+
+/** Write `count` entries straight into the rules key, as revokeSubject / revokeSession store them. */
+async function fill(admin, key, count, hostile) {
+  const all = entries(count, hostile);
+  const before = String(Math.floor(Date.now() / 1000));
+  for (let i = 0; i < all.length; i += 1000) {
+    const args = [];
+    for (const entry of all.slice(i, i + 1000)) args.push(before, ruleMember(entry));
+    await admin.zadd(key, ...args);
+  }
+}
+
+/** The heap an instance's store holds once it has loaded `count` entries from Redis (its connections included). */
+async function mirrorBytes(url, prefix, count) {
+  const client = new Redis(url);
+  await within(5000, () => client.status === 'ready', 'the client');
+  const h0 = heap();
+  const store = createRedisStore(client, { prefix, maxRules: count });
+  const list = store.follow(() => undefined, { ruleLifetime: 3605 });
+  await within(60_000, () => list.stats().loaded, 'the rules loaded');
+  const bytes = heap() - h0;
+  if (list.stats().rules !== count) throw new Error(`loaded ${list.stats().rules} of ${count}`);
+  store.close();
+  client.disconnect();
+  await new Promise((resolve) => setTimeout(resolve, 500)); // its sockets closed before anything else is measured
+  return bytes;
+}
+
+/**
+ * The heap createMemoryRevocationStore holds for `count` entries written through revokeSubject / revokeSession,
+ * with strings made after the first measure (each iss a string of its own, as a caller would pass them).
+ */
+async function memoryStoreBytes(count, hostile) {
+  const m0 = heap();
+  const store = createMemoryRevocationStore({ maxRules: count });
+  const before = Math.floor(Date.now() / 1000);
+  for (const entry of entries(count, hostile)) {
+    const iss = flat(entry.iss);
+    if (entry.kind === 's') await store.revokeSubject({ iss, sub: entry.key }, { before });
+    else await store.revokeSession({ iss, sid: entry.key }, { before });
+  }
+  const bytes = heap() - m0;
+  const held = store.follow(() => undefined, { ruleLifetime: 3605 }).stats().rules;
+  if (held !== count) throw new Error(`the memory store holds ${held} of ${count}`);
+  return bytes;
 }
 
 /** GET /me with `token` on `port` (one kept-alive connection per instance): the status. */
