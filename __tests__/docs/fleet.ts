@@ -1,6 +1,6 @@
 // Drivers of docs/fleet.md's code blocks (see __tests__/fixtures/doc-run.ts): two instances of the page's app on
 // one real redis-server.
-import { call, type DocDrivers } from '../fixtures/doc-run';
+import { call, type DocDrivers, type DocRun } from '../fixtures/doc-run';
 import { AUDIENCE, ISSUER, SECRET, shapeB, sign } from '../fixtures/issuer';
 import { startRedisServer } from '../fixtures/redis-server';
 import { until } from '../fixtures/loopback-server';
@@ -20,6 +20,19 @@ export async function loaded(origin: string): Promise<void> {
   await until(async () => (await probe(origin, sign(shapeB()))) === 200, `${origin} to load the revocation list`, 200);
 }
 
+/**
+ * The page's app twice on one real redis-server, A on Express 5 and B on Express 4 (the express4 alias), each with
+ * its revocation list loaded.
+ */
+async function twoInstances(t: DocRun) {
+  const redis = t.own(await startRedisServer());
+  const env = { REDIS_URL: redis.url, TOKEN_SECRET: SECRET };
+  const express4 = { "require('express')": "require('express4')" };
+  const [a, b] = await Promise.all([t.serve({ env }), t.serve({ env, replace: express4 })]);
+  await Promise.all([loaded(a.origin), loaded(b.origin)]);
+  return { a, b, redis };
+}
+
 export const drivers: DocDrivers = {
   // Subject and session rules: a user disabled through instance A (Express 5) is refused by B (Express 4), and a
   // session ended through B is refused by A, with the user's tokens without sid; nothing else is.
@@ -32,11 +45,7 @@ app.post('/doc-test/rules', express.json(), (req, res, next) => {
 `,
     replace: { 'https://idp.example.com/realms/acme': ISSUER, "'orders-api'": `'${AUDIENCE}'` },
     async run(t) {
-      const redis = t.own(await startRedisServer());
-      const env = { REDIS_URL: redis.url, TOKEN_SECRET: SECRET };
-      const express4 = { "require('express')": "require('express4')" };
-      const [a, b] = await Promise.all([t.serve({ env }), t.serve({ env, replace: express4 })]);
-      await Promise.all([loaded(a.origin), loaded(b.origin)]);
+      const { a, b } = await twoInstances(t);
       const token = (claims: Record<string, unknown>) => sign(shapeB(Math.floor(Date.now() / 1000) - 60, claims));
       const alice = token({ sub: 'alice' });
       const [bobInSession, bobElsewhere, bobWithoutSid] = [
@@ -71,12 +80,8 @@ app.post('/doc-test/revoke', express.json(), (req, res, next) => {
 `,
     replace: { "issuer: '…', audience: '…'": `issuer: '${ISSUER}', audience: '${AUDIENCE}'` },
     async run(t) {
-      const redis = t.own(await startRedisServer());
-      const env = { REDIS_URL: redis.url, TOKEN_SECRET: SECRET };
       // "Express 4 and 5 alike": instance A on Express 5, instance B on Express 4 (the express4 alias).
-      const express4 = { "require('express')": "require('express4')" };
-      const [a, b] = await Promise.all([t.serve({ env }), t.serve({ env, replace: express4 })]);
-      await Promise.all([loaded(a.origin), loaded(b.origin)]);
+      const { a, b, redis } = await twoInstances(t);
 
       const first = sign(shapeB());
       expect(await probe(b.origin, first)).toBe(200);

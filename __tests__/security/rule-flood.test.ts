@@ -5,8 +5,7 @@
  * full; it keeps its own copy of each string, so the texts go (measured: 1.4 MiB kept; 126.5 MiB when it kept the
  * slices, which held their texts).
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runGcScript } from '../fixtures/gc-child';
 
 interface Report {
   held: number;
@@ -14,22 +13,7 @@ interface Report {
   grown: number;
 }
 
-function flood(args: string[]): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', join(__dirname, '../../scripts/rule-flood.js'), ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`rule-flood.js exited ${String(code)}: ${err}`));
-      else resolve(JSON.parse(out) as Report);
-    });
-  });
-}
+const flood = (args: string[]) => runGcScript<Report>('rule-flood.js', args);
 
 describe('a flood of rules (child process, --expose-gc)', () => {
   it('holds maxRules, rejects the rest as full, and keeps none of the texts their strings were cut from', async () => {

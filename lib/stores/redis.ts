@@ -6,7 +6,7 @@ import { knownFields, positiveInteger, type FieldList } from '../base/option-che
 import { isObject } from '../base/values';
 import type { ReplayStore } from '../dpop/replay';
 import { REVOCATION_GRACE, type RevocationRules, type RevocationStore } from '../verify/revocation';
-import { resolveMaxRules, rulesNeedMaxLifetime, sessionEntries, subjectEntries } from '../verify/revocation-requests';
+import { resolveMaxRules, ruleMethods, rulesNeedMaxLifetime } from '../verify/revocation-requests';
 import type { RuleEntry } from '../verify/rule-set';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { VerdictClaim, VerdictLockStore } from '../verify/single-flight';
@@ -182,15 +182,7 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       list.note(jti, exp);
     },
 
-    async revokeSubject(subject, options) {
-      const t = now();
-      await revokeBy(subjectEntries(subject, options, t, OWNER), t);
-    },
-
-    async revokeSession(session, options) {
-      const t = now();
-      await revokeBy(sessionEntries(session, options, t, OWNER), t);
-    },
+    ...ruleMethods(revokeBy, now, OWNER),
 
     claimOnce: (id, expiresAt, jkt) => replay.claimOnce(id, expiresAt, jkt),
 

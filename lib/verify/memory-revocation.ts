@@ -15,9 +15,8 @@ import {
   revocationOf,
   RULE_MARGIN,
   rulesFull,
+  ruleMethods,
   rulesNeedMaxLifetime,
-  sessionEntries,
-  subjectEntries,
   type RevocableClaims,
 } from './revocation-requests';
 import { RuleSet, type RuleEntry } from './rule-set';
@@ -61,7 +60,7 @@ export function createMemoryRevocationStore(opts: MemoryRevocationStoreOptions =
   const maxRules = resolveMaxRules(opts.maxRules, OWNER);
   if (opts.clock !== undefined && typeof opts.clock !== 'function')
     optionError('clock', 'createMemoryRevocationStore option "clock" must be a function returning seconds');
-  const clock = opts.clock ?? (() => Date.now() / 1000);
+  const clock: () => number = (opts.clock as (() => number) | undefined) ?? (() => Date.now() / 1000);
   const revoked = new Map<string, number>();
   const rules = new RuleSet();
   /** The longest rule lifetime a follower declared (0: none yet, and rules are kept). */
@@ -131,14 +130,6 @@ export function createMemoryRevocationStore(opts: MemoryRevocationStoreOptions =
       sweep(now);
     },
 
-    async revokeSubject(subject, options) {
-      const now = clock();
-      await revokeBy(subjectEntries(subject, options, now, OWNER), now);
-    },
-
-    async revokeSession(session, options) {
-      const now = clock();
-      await revokeBy(sessionEntries(session, options, now, OWNER), now);
-    },
+    ...ruleMethods(revokeBy, clock, OWNER),
   };
 }

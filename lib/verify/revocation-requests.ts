@@ -117,6 +117,30 @@ export function sessionEntries(session: unknown, options: unknown, now: number, 
   return entries;
 }
 
+/**
+ * A store's `revokeSubject` and `revokeSession`: the arguments checked at `clock()` (a rejection with a TypeError),
+ * then the rule's entries handed to `store` with that time.
+ */
+export function ruleMethods(
+  store: (entries: RuleEntry[], now: number) => Promise<void>,
+  clock: () => number,
+  owner: string,
+): {
+  revokeSubject(subject: unknown, options?: unknown): Promise<void>;
+  revokeSession(session: unknown, options?: unknown): Promise<void>;
+} {
+  return {
+    async revokeSubject(subject, options) {
+      const now = clock();
+      await store(subjectEntries(subject, options, now, owner), now);
+    },
+    async revokeSession(session, options) {
+      const now = clock();
+      await store(sessionEntries(session, options, now, owner), now);
+    },
+  };
+}
+
 /** `maxRules` of a store's options: a positive integer, DEFAULT_MAX_RULES when absent. */
 export function resolveMaxRules(value: unknown, owner: string): number {
   return positiveInteger(value, 'maxRules', DEFAULT_MAX_RULES, `${owner} option "maxRules"`);
