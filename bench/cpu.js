@@ -138,6 +138,41 @@ function floor() {
   ];
 }
 
+/** A revocation store that holds nothing (the `RevocationStore` seam as every build has it): the cost of the check alone. */
+const EMPTY_LIST = {
+  follow: () => ({
+    isRevoked: () => false,
+    stats: () => ({ loaded: true, available: true, size: 0 }),
+    unfollow: () => undefined,
+  }),
+};
+
+/**
+ * This package with `revocation` and `maxLifetime` (the fixtures' tokens live 3 days): on `base`, the store that holds
+ * nothing; otherwise createMemoryRevocationStore holding `rules` rule entries of the token's issuer, none naming its
+ * user (half subject rules, half session rules with sub: every map is looked up, every lookup misses).
+ */
+function oursRules(rules, base = false) {
+  return (ctx) => {
+    const entry = require(`${base ? ctx.baseDist : ctx.dist}/index.js`);
+    const key = ctx.alg === 'HS256' ? { secret: ctx.keys.HS256.secret } : { publicKey: ctx.keys[ctx.alg].publicKey };
+    const store = base ? EMPTY_LIST : entry.createMemoryRevocationStore({ maxRules: Math.max(rules, 1) });
+    const auth = entry.createTokenAuth({
+      key,
+      issuer: ctx.issuer,
+      audience: ctx.audience,
+      maxLifetime: '30d',
+      revocation: store,
+    });
+    for (let i = 0; !base && i < rules / 2; i += 2) {
+      void store.revokeSubject({ iss: ctx.issuer, sub: `revoked-${i}` });
+      void store.revokeSubject({ iss: ctx.issuer, sub: `revoked-${i + 1}` });
+      void store.revokeSession({ iss: ctx.issuer, sid: `session-${i}`, sub: `ended-${i}` });
+    }
+    return [auth.requireVerifiedUser(['identify'])];
+  };
+}
+
 /** jsonwebtoken 9, under express-jwt and passport-jwt, does not verify EdDSA: those rows are left out for it. */
 const NO_EDDSA = ['EdDSA'];
 
@@ -166,6 +201,20 @@ const SCENARIOS = [
   },
   { name: 'ours-cold', label: 'express-verified-user, cold, cache on', build: ours({}) },
   { name: 'ours-nocache', label: 'express-verified-user, cold, `cache: false`', build: ours({ cache: false }) },
+  // Revocation rules on a cache hit (run only when named): the @base twin is the build before with a store that
+  // holds nothing, so "vs @base" is what the rule check adds.
+  ...[
+    ['ours-hot-rules0', 0],
+    ['ours-hot-rules10k', 10_000],
+    ['ours-hot-rules100k', 100_000],
+  ].map(([name, rules]) => ({
+    name,
+    label: `express-verified-user, cache hit, a memory revocation store holding ${rules} rule entries`,
+    hot: true,
+    optIn: true,
+    build: oursRules(rules),
+    baseBuild: oursRules(rules, true),
+  })),
   {
     name: 'ours-jwt-nocache',
     label: "express-verified-user, claims: 'jwt', cold, `cache: false`",
@@ -239,7 +288,7 @@ if (BASELINE) {
       ...s,
       name: `${s.name}@base`,
       label: `${s.label} [baseline]`,
-      build: ours(s.extra ?? (s.name === 'ours-nocache' ? { cache: false } : {}), true),
+      build: s.baseBuild ?? ours(s.extra ?? (s.name === 'ours-nocache' ? { cache: false } : {}), true),
     });
   }
 }
@@ -329,7 +378,7 @@ async function main() {
     };
     const pool = fixtures.pools[alg].map((t) => `Bearer ${t}`);
     const scenarios = SCENARIOS.filter(
-      (s) => (!scenariosArg || scenariosArg.split(',').includes(s.name)) && !s.unsupported?.includes(alg),
+      (s) => (scenariosArg ? scenariosArg.split(',').includes(s.name) : !s.optIn) && !s.unsupported?.includes(alg),
     ).map((s) => {
       const { run, failures } = runner(s.build(ctx));
       const headers = s.hot === 'roles' ? [rolesToken(ctx, pool)] : s.hot ? [pool[0]] : pool;

@@ -71,6 +71,13 @@ export {
   type MemoryReplayStoreOptions,
 } from './dpop/replay';
 export type { RevocationStore, RevocationList, RevocationStats } from './verify/revocation';
+export type { RevocationRules, SubjectTarget, SessionTarget, RuleOptions, FollowOptions } from './verify/revocation';
+export type { RuleRefusal } from './verify/rule-set';
+export {
+  createMemoryRevocationStore,
+  type MemoryRevocationStore,
+  type MemoryRevocationStoreOptions,
+} from './verify/memory-revocation';
 export type { SharedVerdictStore } from './verify/shared-verdicts';
 export type { VerdictLockStore, VerdictClaim } from './verify/single-flight';
 export type { FlightStats } from './verify/single-flight';

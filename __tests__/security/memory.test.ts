@@ -11,8 +11,7 @@
  * - once the cache is full the heap is flat: the last tenth of the run adds under 2 MiB;
  * - with a huge `max` and `maxBytes` of 4 MiB, the byte bound alone holds the heap to 4 MiB plus 4 MiB.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runGcScript } from '../fixtures/gc-child';
 
 interface Report {
   kind: string;
@@ -28,22 +27,7 @@ interface Report {
 
 const MiB = 1024 * 1024;
 
-function run(args: string[]): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', join(__dirname, '../../scripts/memory-bound.js'), ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`memory-bound.js exited ${String(code)}: ${err}`));
-      else resolve(JSON.parse(out) as Report);
-    });
-  });
-}
+const run = (args: string[]) => runGcScript<Report>('memory-bound.js', args);
 
 function growth(report: Report): { total: number; lastTenth: number } {
   const { samples } = report;

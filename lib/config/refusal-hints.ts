@@ -152,6 +152,10 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
   typ: typHint,
   validate: () => 'option "validateClaims" answered false or threw (err.cause holds what it threw)',
   revoked: () => 'the token is revoked: option "revocation" lists it, or option "isRevoked" answered true',
+  'subject-revoked': () =>
+    'the store of option "revocation" holds a subject rule for this iss and sub (revokeSubject): tokens issued at or before its before are refused until before + option "maxLifetime" + "clockTolerance"',
+  'session-revoked': () =>
+    'the store of option "revocation" holds a session rule (revokeSession) naming this token\'s sid, or, for a token without sid, its sub: refused until before + option "maxLifetime" + "clockTolerance"',
   scope: (c, err) =>
     `expected scope ${quote(err.scope ?? '')} of the route (requireVerifiedUser's scopes), read ${c.scopes}`,
   // App hooks and programming errors (500): the hook that threw is named; its error is err.cause.

@@ -122,6 +122,10 @@ export const REMOTE_HINTS: Readonly<Record<string, Hint>> = {
     'the revocation list of option "revocation" vanished from Redis (evicted or flushed): this instance keeps and writes back the revocations it holds (docs/fleet.md)',
   'revoke-outcome-unknown': () =>
     'store.revoke() of option "revocation" could not confirm the write: retry, revoking is idempotent',
+  'revocation-store-full': () =>
+    'the store of option "revocation" holds its createRedisStore / createMemoryRevocationStore option "maxRules" rule entries: the rule was not stored; retry after Retry-After, when the earliest rule leaves, or raise maxRules (docs/fleet.md)',
+  'revocation-rules-unbounded': () =>
+    'the store of option "revocation" holds subject or session rules and this TokenAuth has no option "maxLifetime": set it so that no token outlives a rule (docs/fleet.md)',
   'introspection-inactive': (c) =>
     `${c.remote} answered active: false: the token is expired, revoked, or not one of this server's`,
   'introspection-client-auth': (c) =>

@@ -214,7 +214,7 @@ export function resolveOptions(input: TokenAuthOptions<never>): ResolvedOptions 
     allowInsecureHttp,
     dpop: resolveDpop(input.dpop),
     mtls: resolveMtls(input.mtls),
-    revocation: resolveRevocation(input.revocation),
+    revocation: resolveRevocation(input.revocation, input.maxLifetime),
     sharedVerdicts: resolveSharedVerdicts(input.cache, source.form === 'upstream' || introspection !== undefined),
     introspection,
     tokenExchange: resolveTokenExchange(input.tokenExchange, issuerBaseURL, allowInsecureHttp),

@@ -90,7 +90,10 @@ export function createAuthenticator(options: ResolvedOptions, verifier: Verifier
   const resourceMetadata = options.resource?.metadataUrl;
   const tokenHookFailed = hookFailed('getToken-threw');
   const explain = refusalHints(options);
-  const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined));
+  // A rule lasts for this TokenAuth until its before + maxLifetime + clockTolerance (docs/fleet.md).
+  const { maxLifetime } = options.rules;
+  const ruleLifetime = maxLifetime === undefined ? undefined : maxLifetime + clockTolerance;
+  const revocationList = options.revocation?.follow((err) => authenticator.report(err, undefined), { ruleLifetime });
   // Only an instance that exchanges tokens keeps each request's: the others pay nothing for it.
   const verifiedTokens = options.tokenExchange === undefined ? undefined : new WeakMap<Request, string>();
   // A replay store that is not the revocation store too (which reports already) reports through onError itself.

@@ -140,7 +140,8 @@ const lower = (letter: string) => letter.toLowerCase();
  * reason: the AS need not say); `active: true` → the token's claims (everything but `active`), which the verifier
  * then holds to every rule a JWT's claims meet. No boolean `active` → an answer of the wrong shape about this token,
  * and a `token_type` that is not an access token's → the token is none: both 401. An `iss` other than the AS's →
- * 401 (the AS vouches for another issuer's token; an absent `iss` is the AS's own).
+ * 401 (the AS vouches for another issuer's token); an absent `iss` is the AS's own, and the claims say so, so that
+ * subject and session rules, which name the issuer (docs/fleet.md), find the token.
  */
 export function readAnswer(answer: unknown, issuer: string): Record<string, unknown> {
   if (!isObject(answer) || typeof answer.active !== 'boolean') throw aboutToken('introspection-answer');
@@ -151,5 +152,6 @@ export function readAnswer(answer: unknown, issuer: string): Record<string, unkn
     throw new TokenAuthError('invalid_token', { reason: 'introspection-token-type' });
   if (answer.iss !== undefined && answer.iss !== issuer) throw new TokenAuthError('invalid_token', { reason: 'iss' });
   const { active: _active, ...claims } = answer;
+  if (claims.iss === undefined) claims.iss = issuer;
   return claims;
 }

@@ -1,11 +1,13 @@
-// A fleet's shared state in the app's Redis: the revocation list (pub/sub), DPoP single use and shared verdicts,
-// behind the small store interfaces that verify/ and dpop/ define.
+// A fleet's shared state in the app's Redis: the revocation list and its subject and session rules (pub/sub), DPoP
+// single use and shared verdicts, behind the small store interfaces that verify/ and dpop/ define.
 import { positiveDuration, type Duration } from '../base/duration';
 import { optionError } from '../base/option-error';
 import { knownFields, positiveInteger, type FieldList } from '../base/option-checks';
 import { isObject } from '../base/values';
 import type { ReplayStore } from '../dpop/replay';
-import { REVOCATION_GRACE, type RevocationStore } from '../verify/revocation';
+import { REVOCATION_GRACE, type RevocationRules, type RevocationStore } from '../verify/revocation';
+import { resolveMaxRules, ruleMethods, rulesNeedMaxLifetime } from '../verify/revocation-requests';
+import type { RuleEntry } from '../verify/rule-set';
 import type { SharedVerdictStore } from '../verify/shared-verdicts';
 import type { VerdictClaim, VerdictLockStore } from '../verify/single-flight';
 import { boundedCommands, luaScript } from './bounded-commands';
@@ -13,6 +15,8 @@ import { redisConnection, type RedisClientLike } from './redis-client';
 import { redisReplay, resolveRedisReplay, type RedisReplayOptions } from './replay';
 import { redisRevocationList } from './revocation-list';
 import { REVOKE_SCRIPT, revocationArgs, revocationOf, revokeFailed, type RevocableClaims } from './revoke';
+import { ruleKeys, writeRules } from './revoke-rules';
+import { redisRules } from './rule-list';
 
 /**
  * `express-verified-user/redis` (docs/fleet.md): the state a fleet shares, in the app's own Redis. One store serves the
@@ -20,7 +24,9 @@ import { REVOKE_SCRIPT, revocationArgs, revocationOf, revokeFailed, type Revocab
  * (`cache.shared`). Keys, under `prefix`:
  *
  * - `{prefix}revoked`: a sorted set, member `jti`, score its token's `exp`, with no expiry of its own; the channel of
- *   the same name carries each revocation to every instance.
+ *   the same name carries each revocation, and each rule, to every instance.
+ * - `{prefix}rules:{<prefix>rules}`: the subject and session rules, a sorted set, member `[kind, iss, key]`, score its
+ *   `before`; `…:lifetime` beside it, the longest rule lifetime a TokenAuth declared (one Cluster slot).
  * - `{prefix}dpop:{<prefix>dpop}:key:<jkt>`: the proof ids of one proof key (a sorted set, id → expiry), with
  *   `…:count` and `…:seconds` counting them all: one Cluster slot, so that one script claims and counts.
  * - `{prefix}verdict:{<sha256 hex>}`: one key per token verdict, expiring with it; `…:lock` beside it, the
@@ -48,10 +54,17 @@ export interface RedisStoreOptions {
   maxPendingBytes?: number;
   /** The DPoP proof ids the fleet holds in Redis: `max` in all (default 100 000), `maxPerKey` per proof key. */
   replay?: RedisReplayOptions;
+  /**
+   * Most subject and session rule entries the fleet holds in Redis (default 100 000; a session rule with `sub` takes
+   * two). A rule that would pass it is rejected (reason `revocation-store-full`), never stored by dropping another.
+   * Give every process that writes rules the same value.
+   */
+  maxRules?: number;
 }
 
 /** The shared store: every seam a fleet needs, plus revoking and closing. */
-export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictStore, VerdictLockStore {
+export interface RedisStore
+  extends RevocationStore, RevocationRules, ReplayStore, SharedVerdictStore, VerdictLockStore {
   claimOnce(id: string, expiresAt: number, jkt?: string): Promise<boolean>;
   /** Report warnings about Redis (an eviction policy other than `noeviction`) to `report`; returns the undo. */
   watch(report: Parameters<RevocationStore['follow']>[0]): () => void;
@@ -65,6 +78,8 @@ export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictS
    */
   revoke(claims: RevocableClaims): Promise<void>;
   revoke(jti: string, exp: number): Promise<void>;
+  /** Whether `revokeSubject` or `revokeSession` was called on this store object. */
+  rulesWritten(): boolean;
   /** Close the connections this store opened (pub/sub, its own commands; never the app's client), stop its timers. */
   close(): void;
 }
@@ -75,7 +90,10 @@ const REDIS_STORE_OPTIONS: FieldList<RedisStoreOptions> = {
   maxPending: true,
   maxPendingBytes: true,
   replay: true,
+  maxRules: true,
 };
+
+const OWNER = 'express-verified-user/redis';
 
 // Single flight, one round trip each. KEYS: verdict, lock (one slot). CLAIM ARGV: owner, lock ms; RELEASE ARGV:
 // owner, then the verdict and its ms when there is one. The lock is deleted only by the owner that holds it.
@@ -114,7 +132,9 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
     'createRedisStore option "maxPendingBytes"',
   );
   const replayBounds = resolveRedisReplay(opts.replay);
+  const maxRules = resolveMaxRules(opts.maxRules, 'createRedisStore');
   const listKey = `${prefix}revoked`;
+  const keysOfRules = ruleKeys(prefix, listKey);
   // The hash in braces is the key's Cluster hash tag: a verdict and its lock always share a slot, whatever the prefix.
   const verdictKey = (key: string) => `${prefix}verdict:{${key}}`;
   const millis = (seconds: number) => String(Math.max(1, Math.round(seconds * 1000)));
@@ -123,10 +143,29 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
   const commands = boundedCommands(redis, { timeoutMs, maxPending, maxPendingBytes });
   const command = commands.run;
   const replay = redisReplay(commands, prefix, replayBounds);
-  const list = redisRevocationList({ redis, listKey, replayKey: `${prefix}dpop:{${prefix}dpop}:count`, timeoutMs });
+  const rules = redisRules(keysOfRules, maxRules);
+  const list = redisRevocationList({
+    redis,
+    listKey,
+    replayKey: `${prefix}dpop:{${prefix}dpop}:count`,
+    timeoutMs,
+    rules,
+  });
+  let written = false;
+
+  /** Store a rule's entries (all or nothing) and refuse them here at once; reject as the contract says. */
+  async function revokeBy(entries: RuleEntry[], t: number): Promise<void> {
+    if (list.unboundedFollower()) rulesNeedMaxLifetime('a TokenAuth without it follows this store');
+    written = true;
+    const answer = await writeRules(commands, keysOfRules, { maxRules, lifetime: rules.localLifetime() }, entries, t);
+    rules.noteLifetime(answer.lifetime);
+    if (answer.state === 'full') throw answer.error;
+    rules.note(entries);
+  }
 
   return {
-    follow: (report) => list.follow(report),
+    follow: (report, options) => list.follow(report, options),
+    rulesWritten: () => written,
     watch: (report) => list.watch(report),
 
     async revoke(target: RevocableClaims | string, maybeExp?: number) {
@@ -142,6 +181,8 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       }
       list.note(jti, exp);
     },
+
+    ...ruleMethods(revokeBy, now, OWNER),
 
     claimOnce: (id, expiresAt, jkt) => replay.claimOnce(id, expiresAt, jkt),
 

@@ -1,11 +1,13 @@
-// A Redis store's revocation list as each instance holds it: loaded whole, on a connection of the store's own, after
-// every (re)connect of its pub/sub connection, and kept current by pub/sub; and what a load tells of Redis: a list
-// that lost revocations this instance holds, an eviction policy that can drop it.
+// A Redis store's revocations as each instance holds them — revoked jtis (jti-list.ts) and subject and session rules
+// (rule-list.ts) — loaded whole, on a connection of the store's own, after every (re)connect of its pub/sub
+// connection, and kept current by pub/sub; and what a load tells of Redis: a list that lost revocations, an
+// eviction policy that can drop it.
 import { TokenAuthError } from '../base/errors';
-import { REVOCATION_GRACE, type RevocationList, type RevocationStats } from '../verify/revocation';
+import type { FollowOptions, RevocationList, RevocationStats } from '../verify/revocation';
 import { boundedCommands, luaScript, type BoundedCommands } from './bounded-commands';
+import { redisJtis } from './jti-list';
 import type { OwnConnection, RedisConnection, Subscriber } from './redis-client';
-import { REVOKE_SCRIPT, revocationArgs } from './revoke';
+import type { RedisRules } from './rule-list';
 
 /** What the list needs of its store. */
 export interface RevocationListConfig {
@@ -15,34 +17,22 @@ export interface RevocationListConfig {
   /** Any key of the DPoP proof ids, so that a store used for DPoP alone reads the policy of their node. */
   replayKey: string;
   timeoutMs: number;
+  /** The store's subject and session rules, loaded and kept current beside the jtis. */
+  rules: RedisRules;
 }
 
 /** The list, its followers and the reports they get. */
 export interface RedisRevocationList {
   /** Start keeping the list (the first follower starts it); `report` gets its outages and warnings. */
-  follow(report: (err: TokenAuthError) => void): RevocationList;
+  follow(report: (err: TokenAuthError) => void, options?: FollowOptions): RevocationList;
   /** Report warnings about Redis (its eviction policy) to `report`, without keeping the list. */
   watch(report: (err: TokenAuthError) => void): () => void;
   /** A revocation this instance stored: refused here at once. */
   note(jti: string, exp: number): void;
+  /** Whether a TokenAuth without a rule lifetime (no `maxLifetime`) follows the list now. */
+  unboundedFollower(): boolean;
   close(): void;
 }
-
-/**
- * The live part of the list as a flat array (member, score, …), then Redis's `maxmemory-policy` and `evicted_keys`
- * ('' where INFO is refused). Read only, so it runs while writes are paused (a manual failover).
- */
-const LOAD = luaScript(
-  `
-local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')
-local policy, evicted = '', ''
-local memory = redis.pcall('INFO', 'memory')
-if type(memory) == 'string' then policy = string.match(memory, 'maxmemory_policy:([%w%-]+)') or '' end
-local stats = redis.pcall('INFO', 'stats')
-if type(stats) == 'string' then evicted = string.match(stats, 'evicted_keys:(%d+)') or '' end
-return {live, policy, evicted}`,
-  true,
-);
 
 /** Redis's `maxmemory-policy` on the node of KEYS[1], or '' where INFO is refused. */
 const POLICY = luaScript(
@@ -53,16 +43,12 @@ return string.match(memory, 'maxmemory_policy:([%w%-]+)') or ''`,
   true,
 );
 
-/** How often the local list drops entries whose token has expired. */
+/** How often the local list drops entries whose token has expired, and rules past their lifetime. */
 const SWEEP_MS = 5000;
 /** Wait between two tries to load the list while it cannot be loaded. */
 const RETRY_MS = 250;
 /** Wait before loading again after Redis lost revocations, or while it cannot vouch for the list (allkeys-*). */
 const RECHECK_MS = 5000;
-/** An entry this long before its `exp` must be in Redis: clocks of a fleet may disagree by less. */
-const LIVE_MARGIN = 10;
-/** Revocations written back in one script when Redis lost some. */
-const WRITE_BACK_BATCH = 200;
 
 /** The store's own commands: the loads, reports and write-backs of the list, which app commands never delay. */
 const OWN_BOUNDS = { maxPending: 16, maxPendingBytes: 1024 * 1024 };
@@ -70,11 +56,18 @@ const OWN_BOUNDS = { maxPending: 16, maxPendingBytes: 1024 * 1024 };
 const unavailable = (reason: string, hint?: string) =>
   new TokenAuthError('verification_unavailable', { reason, retryAfter: 1, hint });
 
+/** Who hears the list's reports: a TokenAuth (with its rule lifetime, if any), or a watcher of the policy only. */
+interface Follower {
+  readonly follows: boolean;
+  readonly lifetime: number | undefined;
+  warned: boolean;
+}
+
 /** The list of one store. */
 export function redisRevocationList(config: RevocationListConfig): RedisRevocationList {
-  const { redis, listKey, replayKey } = config;
-  const revoked = new Map<string, number>();
-  const followers = new Set<(err: TokenAuthError) => void>();
+  const { redis, listKey, replayKey, rules } = config;
+  const jtis = redisJtis(listKey);
+  const followers = new Map<(err: TokenAuthError) => void, Follower>();
   let own: { connection: OwnConnection; commands: BoundedCommands } | undefined;
   let subscriber: Subscriber | undefined;
   let loaded = false;
@@ -88,14 +81,7 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
 
   const now = () => Date.now() / 1000;
   const report = (err: TokenAuthError) => {
-    if (!closed) for (const follower of followers) follower(err);
-  };
-  /** Seconds before which an entry's `exp` leaves: a token is accepted up to its `exp` + `clockTolerance`. */
-  const horizon = () => Math.floor(now()) - REVOCATION_GRACE;
-  const note = (jti: string, exp: number) => {
-    if (!(exp > horizon())) return;
-    const held = revoked.get(jti);
-    if (held === undefined || held < exp) revoked.set(jti, exp);
+    if (!closed) for (const follower of followers.keys()) follower(err);
   };
 
   /** The connection of the store's own, opened once; at each (re)connect it reads the eviction policy. */
@@ -124,6 +110,21 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
     );
   }
 
+  /** Rules held while a TokenAuth without `maxLifetime` follows: told once to each such follower. */
+  function warnUnbounded(): void {
+    if (rules.set.size === 0 || closed) return;
+    for (const [hear, follower] of followers) {
+      if (!follower.follows || follower.lifetime !== undefined || follower.warned) continue;
+      follower.warned = true;
+      hear(
+        unavailable(
+          'revocation-rules-unbounded',
+          'the store holds subject or session rules and this TokenAuth has no option "maxLifetime": it applies them while they last, but Redis may drop a rule while this TokenAuth still accepts an older, longer-lived token; set maxLifetime (docs/fleet.md)',
+        ),
+      );
+    }
+  }
+
   function outage(): void {
     available = false;
     if (outageReported || closed) return;
@@ -133,15 +134,10 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
   }
 
   /** Revocations Redis lost: reported once, kept here, and written back so that instances that start later get them. */
-  function lost(hint: string, missing: Array<[string, number]>): void {
+  function lost(hint: string): void {
     available = false;
     if (!lossReported) report(unavailable('revocation-set-missing', hint));
     lossReported = true;
-    const commands = ownCommands();
-    for (let i = 0; i < missing.length; i += WRITE_BACK_BATCH) {
-      const args = revocationArgs(missing.slice(i, i + WRITE_BACK_BATCH));
-      commands.script(REVOKE_SCRIPT, [listKey], [String(horizon()), listKey, ...args]).catch(() => undefined);
-    }
   }
 
   function later(ms: number): void {
@@ -153,13 +149,11 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
   async function resync(): Promise<void> {
     const attempt = ++generation;
     clearTimeout(retry);
-    let reply: unknown;
-    // Entries held before the load was sent were written before it ran: each must be in its answer.
-    let before: Array<[string, number]> = [];
+    let loads: [Awaited<ReturnType<typeof jtis.load>>, Awaited<ReturnType<typeof rules.load>>];
     try {
       await subscriber?.subscribe();
-      before = [...revoked];
-      reply = await ownCommands().script(LOAD, [listKey], [String(horizon())]);
+      const commands = ownCommands();
+      loads = await Promise.all([jtis.load(commands), rules.load(commands, now())]);
     } catch {
       if (attempt !== generation || closed) return;
       outage();
@@ -167,25 +161,23 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
       return;
     }
     if (attempt !== generation || closed) return;
-    const [live, policy, evicted] = Array.isArray(reply) ? reply : [];
-    const flat = Array.isArray(live) ? live.map(String) : [];
-    const inRedis = new Set<string>();
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      inRedis.add(flat[i]);
-      note(flat[i], Number(flat[i + 1]));
-    }
-    const soon = now() + LIVE_MARGIN;
-    const missing = before.filter(([jti, exp]) => exp > soon && !inRedis.has(jti));
-    if (missing.length > 0) {
-      lost(`${missing.length} revocations this instance holds are gone from Redis; written back`, missing);
+    const [{ missing, policy, evicted }, missingRules] = loads;
+    warnUnbounded();
+    if (missing.length > 0 || missingRules.length > 0) {
+      const what =
+        missingRules.length === 0
+          ? `${missing.length} revocations`
+          : `${missing.length} revocations and ${missingRules.length} rule entries`;
+      lost(`${what} this instance holds are gone from Redis; written back`);
+      jtis.writeBack(ownCommands(), missing);
+      rules.writeBack(ownCommands(), missingRules, now());
       later(RECHECK_MS); // written back behind this load, on the same connection: the next load finds them
       return;
     }
     // Under allkeys-* Redis may have evicted the list whole, and an empty answer proves nothing: not loaded.
-    if (!loaded && String(policy).startsWith('allkeys-') && Number(evicted) > 0) {
+    if (!loaded && policy.startsWith('allkeys-') && Number(evicted) > 0) {
       lost(
-        `Redis evicted ${String(evicted)} keys under maxmemory-policy ${String(policy)}: the revocation list may be incomplete; set noeviction, revoke again what must stay revoked, then CONFIG RESETSTAT`,
-        [],
+        `Redis evicted ${evicted} keys under maxmemory-policy ${policy}: the revocation list may be incomplete; set noeviction, revoke again what must stay revoked, then CONFIG RESETSTAT`,
       );
       later(RECHECK_MS);
       return;
@@ -197,18 +189,8 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
   }
 
   function sweep(): void {
-    const t = horizon();
-    let dropped = false;
-    for (const [jti, exp] of revoked) {
-      if (exp > t) continue;
-      revoked.delete(jti);
-      dropped = true;
-    }
-    // The set has no expiry: what has left here leaves Redis too (a write no request waits for).
-    if (dropped)
-      ownCommands()
-        .run(['ZREMRANGEBYSCORE', listKey, '-inf', String(t)])
-        .catch(() => undefined);
+    jtis.sweep(ownCommands());
+    rules.sweep(ownCommands(), now());
   }
 
   function start(): void {
@@ -222,8 +204,7 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
         } catch {
           return;
         }
-        if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'number')
-          note(value[0], value[1]);
+        if (!jtis.message(value) && rules.message(value)) warnUnbounded();
       },
       ready: () => void resync(),
       down: () => {
@@ -236,31 +217,37 @@ export function redisRevocationList(config: RevocationListConfig): RedisRevocati
     sweeper.unref();
   }
 
-  const list: Omit<RevocationList, 'unfollow'> = {
-    isRevoked(jti, at) {
-      if (!loaded) return undefined;
-      const exp = revoked.get(jti);
-      return exp !== undefined && exp > at;
-    },
-    stats(): RevocationStats {
-      const t = horizon();
-      for (const [jti, exp] of revoked) if (!(exp > t)) revoked.delete(jti);
-      return { loaded, available, size: revoked.size };
-    },
-  };
+  const stats = (): RevocationStats => ({ loaded, available, size: jtis.size(), rules: rules.set.size });
 
   return {
-    follow(follower) {
-      followers.add(follower);
+    follow(hear, options = {}) {
+      const lifetime = options.ruleLifetime;
+      followers.set(hear, { follows: true, lifetime, warned: false });
+      if (lifetime !== undefined) rules.declare(lifetime);
       start();
-      return { ...list, unfollow: () => void followers.delete(follower) };
+      if (loaded) {
+        warnUnbounded();
+        rules.sweep(ownCommands(), now()); // declares this lifetime to the fleet now, not at the next sweep
+      }
+      // A lifetime is the rules' rule: each follower matches with its own (Infinity: while the store holds them).
+      const ruleLifetime = lifetime ?? Infinity;
+      return {
+        isRevoked: (jti, at) => (loaded ? jtis.isRevoked(jti, at) : undefined),
+        ruleRefusal: (claims, at) => rules.set.refusal(claims, at, ruleLifetime),
+        stats,
+        unfollow: () => void followers.delete(hear),
+      };
     },
-    watch(follower) {
-      followers.add(follower);
+    watch(hear) {
+      followers.set(hear, { follows: false, lifetime: undefined, warned: false });
       ownCommands();
-      return () => void followers.delete(follower);
+      return () => void followers.delete(hear);
     },
-    note,
+    note: (jti, exp) => jtis.note(jti, exp),
+    unboundedFollower() {
+      for (const follower of followers.values()) if (follower.follows && follower.lifetime === undefined) return true;
+      return false;
+    },
     close() {
       closed = true;
       generation++;

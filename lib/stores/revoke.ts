@@ -1,44 +1,14 @@
 // `store.revoke()`: its arguments (claims, or a jti and an exp), the one Lua script that stores and publishes a
 // revocation all or nothing, and what a failure tells the caller (nothing revoked, or outcome unknown).
 import { TokenAuthError } from '../base/errors';
+import { revocationOf as checkedRevocation } from '../verify/revocation-requests';
 import { luaScript, StoreBusyError } from './bounded-commands';
 
-/**
- * The latest `exp` a revocation is held until: 9999-12-31T23:59:59Z. A later `exp` (a token that claims to live
- * longer, `Number.MAX_VALUE` or `Infinity` for "forever") is held until then: an entry Redis can still expire, and
- * an integer that Lua and `EXPIREAT` handle exactly (`1e17` made the script fail after its write).
- */
-export const LATEST_REVOCATION = 253_402_300_799;
+export { LATEST_REVOCATION, type RevocableClaims } from '../verify/revocation-requests';
 
-/** What `revoke(claims)` needs of a token's claims: its `exp`, and a `jti` (checked when called). */
-export interface RevocableClaims {
-  readonly jti?: unknown;
-  readonly exp: number;
-}
-
-const misuse = (message: string) => new TypeError(`express-verified-user/redis: ${message}`);
-
-/**
- * The `jti` and `exp` (whole seconds, at most LATEST_REVOCATION) of a revocation, from `revoke(claims)` or
- * `revoke(jti, exp)`. A TypeError for a missing or empty `jti` and for an `exp` that is not a number (NaN
- * included); a fractional `exp` is rounded up.
- */
-export function revocationOf(target: unknown, maybeExp: unknown): { jti: string; exp: number } {
-  let jti: unknown = target;
-  let exp: unknown = maybeExp;
-  if (typeof target === 'object' && target !== null && maybeExp === undefined) {
-    ({ jti, exp } = target as { jti?: unknown; exp?: unknown });
-    if (typeof jti !== 'string' || jti === '') {
-      throw misuse(
-        "revoke(claims) needs claims with a string jti: this token has none, so it cannot be revoked by jti (require one with requiredClaims: ['jti'], or refuse such tokens with isRevoked)",
-      );
-    }
-  }
-  if (typeof jti !== 'string' || jti === '') throw misuse('revoke(jti, exp) needs a non-empty jti');
-  if (typeof exp !== 'number' || Number.isNaN(exp))
-    throw misuse("revoke(jti, exp) needs exp, the token's expiry in seconds since the epoch");
-  return { jti, exp: exp > LATEST_REVOCATION ? LATEST_REVOCATION : Math.ceil(exp) };
-}
+/** `revoke()`'s arguments, its TypeErrors naming this entry (verify/revocation-requests.ts). */
+export const revocationOf = (target: unknown, maybeExp: unknown) =>
+  checkedRevocation(target, maybeExp, 'express-verified-user/redis');
 
 /**
  * Stores revocations and publishes each, all or nothing. KEYS: the sorted set. ARGV: now, channel, then for each
