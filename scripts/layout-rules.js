@@ -11,6 +11,7 @@ const FOLDER_ORDER = [
   'mcp',
   'edge',
   'stores',
+  'events',
   'http',
   'config',
   'dpop',

@@ -13,6 +13,8 @@ import { redisConnection, type RedisClientLike } from './redis-client';
 import { redisReplay, resolveRedisReplay, type RedisReplayOptions } from './replay';
 import { redisRevocationList } from './revocation-list';
 import { REVOKE_SCRIPT, revocationArgs, revocationOf, revokeFailed, type RevocableClaims } from './revoke';
+import type { ReceiverState } from '../events/state';
+import { redisReceiverState } from './receiver-state';
 
 /**
  * `express-verified-user/redis` (docs/fleet.md): the state a fleet shares, in the app's own Redis. One store serves the
@@ -25,6 +27,7 @@ import { REVOKE_SCRIPT, revocationArgs, revocationOf, revokeFailed, type Revocab
  *   `…:count` and `…:seconds` counting them all: one Cluster slot, so that one script claims and counts.
  * - `{prefix}verdict:{<sha256 hex>}`: one key per token verdict, expiring with it; `…:lock` beside it, the
  *   token's single-flight lock (the braces are literal: a hash tag, so that both keys sit in one Cluster slot).
+ * - `{prefix}events:…`: the security event receiver's state (stores/receiver-state.ts), each key expiring.
  */
 
 export type { RedisClientLike } from './redis-client';
@@ -65,6 +68,11 @@ export interface RedisStore extends RevocationStore, ReplayStore, SharedVerdictS
    */
   revoke(claims: RevocableClaims): Promise<void>;
   revoke(jti: string, exp: number): Promise<void>;
+  /**
+   * The security event receiver's state for the fleet (`auth.securityEvents()`, docs/continuous-access.md): SET
+   * `jti`s seen, the lease of the one instance that polls and manages a stream, a stream's verification.
+   */
+  receiverState(): ReceiverState;
   /** Close the connections this store opened (pub/sub, its own commands; never the app's client), stop its timers. */
   close(): void;
 }
@@ -123,6 +131,7 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
   const commands = boundedCommands(redis, { timeoutMs, maxPending, maxPendingBytes });
   const command = commands.run;
   const replay = redisReplay(commands, prefix, replayBounds);
+  const receiverState = redisReceiverState(commands, prefix);
   const list = redisRevocationList({ redis, listKey, replayKey: `${prefix}dpop:{${prefix}dpop}:count`, timeoutMs });
 
   return {
@@ -174,6 +183,8 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       const kept = verdict === undefined ? [] : [verdict.value, millis(verdict.ttl)];
       await commands.script(RELEASE, [verdictKey(key), `${verdictKey(key)}:lock`], [owner, ...kept]);
     },
+
+    receiverState: () => receiverState,
 
     close() {
       list.close();
