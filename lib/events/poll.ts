@@ -3,11 +3,10 @@
 // backoff on errors; in a fleet only the holder of the stream's lease polls (receiver-state.ts).
 import { TokenAuthError } from '../base/errors';
 import { isObject } from '../base/values';
-import { statusFailure } from '../remote/answer-class';
+import { countedAs, statusFailure } from '../remote/answer-class';
 import { guardRemoteCall } from '../remote/remote-call';
 import type { TransmitterToken } from './access-token';
 import type { Outcome } from './report';
-import { retryAfterOf } from './rules';
 import { MAX_SET_BYTES, type SetErrorCode } from './set';
 import { callTransmitter, jsonOf } from './transmitter-call';
 
@@ -140,7 +139,10 @@ export function createPollLoop(config: PollConfig) {
       state.lastError = failure.reason;
       settle(failure);
       const backoff = Math.min(MAX_BACKOFF, config.interval * 2 ** Math.min(state.failures, 16));
-      return Math.max(backoff, failure.code === 'verification_unavailable' ? Math.min(retryAfterOf(failure), MAX_BACKOFF) : 0);
+      // The transmitter's own wait (a 429's or a 503's Retry-After) is honoured; no wait of ours is added to it.
+      const counted = countedAs(failure);
+      const asked = counted?.kind === 'throttle' ? counted.wait : counted?.kind === 'outage' ? counted.demand : undefined;
+      return Math.max(backoff, Math.min(asked ?? 0, MAX_BACKOFF));
     }
   }
 
