@@ -32,7 +32,10 @@ export interface SecurityEventsOptions {
   backchannelLogout?: BackchannelLogoutOptions;
   /** What an event type does instead of its default: `'subject'`, `'session'`, `'ignore'` or a function. */
   actions?: Record<string, EventAction>;
-  /** Subject formats mapped to the token claim that holds their value: `{ email: 'email' }`. */
+  /**
+   * Subject formats whose value the tokens carry as their `sub` claim: `{ email: 'sub' }` for tokens whose `sub` is
+   * the user's email address. The rules name a user by `iss` and `sub`; a format with no mapping is reported.
+   */
   subjects?: Record<string, string>;
   /** Oldest SET accepted, by its `iat` (default 7 days: a poll may deliver late); each `jti` is remembered as long. */
   maxAge?: Duration;
@@ -79,8 +82,14 @@ function resolveSubjects(value: unknown): ReadonlyMap<string, string> {
   if (!isObject(value)) optionError('subjects', 'option "subjects" must be an object: subject format → token claim');
   const subjects = new Map<string, string>();
   for (const [format, claim] of Object.entries(value)) {
-    if (typeof claim !== 'string' || claim === '')
-      optionError(`subjects.${format}`, `option "subjects.${format}" must name the token claim that holds the value`);
+    // The store's rules name a user by the `iss` and `sub` of its tokens (docs/fleet.md): a format maps to `sub`.
+    if (claim !== 'sub')
+      optionError(
+        `subjects.${format}`,
+        `option "subjects.${format}" must be 'sub': the revocation rules match a token's sub claim, so map a format whose value your tokens carry as sub`,
+      );
+    if (format === 'iss_sub' || format === 'complex' || format === 'aliases')
+      optionError(`subjects.${format}`, `option "subjects" maps simple formats (email, opaque, phone_number, …); ${format} is read as it is`);
     subjects.set(format, claim);
   }
   return subjects;
