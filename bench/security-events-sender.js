@@ -1,0 +1,24 @@
+'use strict';
+/**
+ * Child process of bench/security-events.js: POSTs the bodies it is sent (each with its Authorization value) to one
+ * URL as application/secevent+jwt, `concurrency` at a time, so that the sender's CPU is not counted in the
+ * receiver's; answers with the count of each status.
+ */
+process.once('message', async ({ url, items, concurrency }) => {
+  const statuses = {};
+  let next = 0;
+  async function worker() {
+    while (next < items.length) {
+      const { body, authorization } = items[next++];
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/secevent+jwt', Authorization: authorization },
+        body,
+      });
+      await answer.body?.cancel();
+      statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  process.send({ statuses }, () => process.exit(0));
+});
