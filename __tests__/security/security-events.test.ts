@@ -173,6 +173,20 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
     expect(storedFor('during-flood')).toBe(true);
   });
 
+  it("takes a SET and a logout token whose bodies the app's own parsers read first", async () => {
+    const parsed = express();
+    // The factory is the version's module itself, with its body parsers.
+    const own = express as unknown as typeof import('express');
+    parsed.use(own.json(), own.urlencoded({ extended: false }), own.text({ type: 'application/secevent+jwt' }));
+    parsed.use('/events', events.router());
+    const set = transmitter.sign(claims({ sub_id: keycloakSubjects.user(OP, 'parsed-set') }));
+    const pushed = await request(parsed).post('/events').set({ 'Content-Type': 'application/secevent+jwt', Authorization: AUTHORIZATION }).send(set);
+    const logout = await request(parsed).post('/events').type('form').send({ logout_token: logoutToken(logoutClaims({ sid: 'sid-parsed' })) });
+    expect([pushed.status, logout.status]).toEqual([202, 200]);
+    expect(storedFor('parsed-set')).toBe(true);
+    expect(store.stored).toContainEqual(expect.objectContaining({ rule: 'session', sid: 'sid-parsed' }));
+  });
+
   describe('Back-Channel Logout on the same router', () => {
     const post = (token: string) =>
       request(app).post('/events').type('form').send({ logout_token: token });
