@@ -75,7 +75,7 @@ export type {
   PollOptions,
   StreamOptions,
   TransmitterClientOptions,
-} from './events/options';
+} from './events/transmitter-options';
 export type { SecurityEvent, EventAction } from './events/actions';
 export type { RuleRequest } from './events/rules';
 export type { EventCounts } from './events/report';

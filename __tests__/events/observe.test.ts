@@ -6,11 +6,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createTokenAuth } from '../../lib';
 import { instrumentTokenAuth } from '../../lib/otel';
-import { SECRET } from '../fixtures/issuer';
 import { until } from '../fixtures/loopback-server';
-import { recordingStore } from '../fixtures/rule-store';
+import { startReceiver, streamCredentials } from '../fixtures/receiver';
 import { startSsfTransmitter } from '../fixtures/ssf-transmitter';
 
 describe('NODE_DEBUG=express-verified-user', () => {
@@ -42,17 +40,7 @@ describe('OpenTelemetry spans of a polling receiver', () => {
       tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }),
     });
     const transmitter = await startSsfTransmitter();
-    const auth = createTokenAuth({ key: { secret: SECRET }, issuer: transmitter.issuer, audience: 'api', revocation: recordingStore() as never, maxLifetime: '1h' });
-    const events = auth.securityEvents({
-      transmitters: [
-        {
-          issuer: transmitter.issuer,
-          audience: 'https://api.example.test',
-          poll: { interval: 0.05 },
-          stream: { clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
-        },
-      ],
-    });
+    const { events, close } = startReceiver(transmitter, { poll: { interval: 0.05 }, stream: streamCredentials(transmitter) });
     try {
       await events.ready();
       await until(() => spans.getFinishedSpans().filter((s) => s.name === 'express-verified-user fetch ssf-poll').length >= 3, 'three poll spans');
@@ -73,8 +61,7 @@ describe('OpenTelemetry spans of a polling receiver', () => {
       expect(events.stats().transmitters[0]).toMatchObject({ issuer: transmitter.issuer, delivery: 'poll', poll: { polling: true } });
     } finally {
       instrumentation.disable();
-      await events.close();
-      auth.close();
+      await close();
       await transmitter.close();
     }
   });

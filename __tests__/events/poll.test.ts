@@ -1,43 +1,28 @@
-import { createTokenAuth, type SecurityEvents, type TokenAuth } from '../../lib';
-import { SECRET } from '../fixtures/issuer';
+import type { SecurityEvents } from '../../lib';
 import { until } from '../fixtures/loopback-server';
-import { recordingStore, storeFull, type RecordingStore } from '../fixtures/rule-store';
+import { startReceiver, streamCredentials, type Receiver } from '../fixtures/receiver';
+import { storeFull, type RecordingStore } from '../fixtures/rule-store';
 import { CAEP, keycloakSubjects, RISC, startSsfTransmitter, type SsfTransmitter } from '../fixtures/ssf-transmitter';
 
-const AUDIENCE = 'https://api.example.test';
 
 describe('securityEvents() by poll (RFC 8936) from a Keycloak-shaped transmitter', () => {
   let transmitter: SsfTransmitter;
+  let receiver: Receiver;
   let store: RecordingStore;
-  let auth: TokenAuth;
   let events: SecurityEvents;
 
   beforeAll(async () => {
     transmitter = await startSsfTransmitter();
-    store = recordingStore();
-    auth = createTokenAuth({
-      key: { secret: SECRET },
-      issuer: transmitter.issuer,
-      audience: 'api',
-      revocation: store as never,
-      maxLifetime: '1h',
+    receiver = startReceiver(transmitter, {
+      poll: { interval: 0.05, timeout: 0.5 },
+      stream: { ...streamCredentials(transmitter), authMethod: 'client_secret_post' },
     });
-    events = auth.securityEvents({
-      transmitters: [
-        {
-          issuer: transmitter.issuer,
-          audience: AUDIENCE,
-          poll: { interval: 0.05, timeout: 0.5 },
-          stream: { clientId: transmitter.clientId, clientSecret: transmitter.clientSecret, authMethod: 'client_secret_post' },
-        },
-      ],
-    });
+    ({ store, events } = receiver);
     await events.ready();
   });
 
   afterAll(async () => {
-    await events.close();
-    auth.close();
+    await receiver.close();
     await transmitter.close();
   });
 

@@ -1,55 +1,37 @@
 import express from 'express';
-import { createTokenAuth, type SecurityEvents, type TokenAuth } from '../../lib';
-import { SECRET } from '../fixtures/issuer';
+import type { SecurityEvents } from '../../lib';
 import { listen, type Listening } from '../fixtures/listen';
-import { recordingStore, storeFull, type RecordingStore } from '../fixtures/rule-store';
+import { startReceiver, streamCredentials, type Receiver } from '../fixtures/receiver';
+import { storeFull, type RecordingStore } from '../fixtures/rule-store';
 import { CAEP, keycloakSubjects, RISC, startSsfTransmitter, type SsfTransmitter } from '../fixtures/ssf-transmitter';
 
 const PUSH_AUTHORIZATION = 'Bearer push-secret-of-the-receiver';
 
 describe('securityEvents() by push (RFC 8935) from a Keycloak-shaped transmitter', () => {
   let transmitter: SsfTransmitter;
+  let receiver: Receiver;
   let store: RecordingStore;
-  let auth: TokenAuth;
   let events: SecurityEvents;
   let app: Listening;
 
   beforeAll(async () => {
     transmitter = await startSsfTransmitter();
-    store = recordingStore();
-    auth = createTokenAuth({
-      key: { secret: SECRET },
-      issuer: transmitter.issuer,
-      audience: 'api',
-      revocation: store as never,
-      maxLifetime: '1h',
-    });
     const server = express();
     // The router's URL is only known once it listens: the stream is created with it.
     let router: express.RequestHandler = (_req, _res, next) => next();
     server.use('/security-events', (req, res, next) => router(req, res, next));
     app = await listen(server);
-    events = auth.securityEvents({
-      transmitters: [
-        {
-          issuer: transmitter.issuer,
-          audience: 'https://api.example.test',
-          push: { authorization: PUSH_AUTHORIZATION },
-          stream: {
-            clientId: transmitter.clientId,
-            clientSecret: transmitter.clientSecret,
-            endpointUrl: `${app.origin}/security-events`,
-          },
-        },
-      ],
+    receiver = startReceiver(transmitter, {
+      push: { authorization: PUSH_AUTHORIZATION },
+      stream: { ...streamCredentials(transmitter), endpointUrl: `${app.origin}/security-events` },
     });
+    ({ store, events } = receiver);
     router = events.router();
     await events.ready();
   });
 
   afterAll(async () => {
-    await events.close();
-    auth.close();
+    await receiver.close();
     await app.close();
     await transmitter.close();
   });

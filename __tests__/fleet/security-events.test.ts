@@ -21,6 +21,15 @@ function accessToken(iss: string, sub: string, extra: Record<string, unknown> = 
   return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
 }
 const statuses = (instances: EventsInstance[], token: string) => Promise.all(instances.map((i) => i.status(token)));
+/** What every instance of a fleet is told: its Redis, the realm's tokens, the transmitter and its client. */
+const fleetConfig = (transmitter: SsfTransmitter, delivery: 'push' | 'poll') => ({
+  redisUrl: redis.url,
+  prefix: `${delivery}${randomUUID().slice(0, 6)}:`,
+  secret: SECRET,
+  tokenIssuer: transmitter.issuer,
+  transmitter: { issuer: transmitter.issuer, audience: AUDIENCE, clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
+  delivery,
+});
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -40,12 +49,7 @@ describe('a pushing transmitter and three instances behind a load balancer', () 
     transmitter = await startSsfTransmitter();
     balancer = await startBalancer(() => instances.map((instance) => `${instance.origin}/`));
     const config = {
-      redisUrl: redis.url,
-      prefix: `push${randomUUID().slice(0, 6)}:`,
-      secret: SECRET,
-      tokenIssuer: transmitter.issuer,
-      transmitter: { issuer: transmitter.issuer, audience: AUDIENCE, clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
-      delivery: 'push' as const,
+      ...fleetConfig(transmitter, 'push'),
       authorization: `Bearer ${randomUUID()}`,
       publicUrl: `${balancer.origin}/security-events`,
     };
@@ -94,15 +98,7 @@ describe('a polled transmitter and three instances: one poller, taken over when 
 
   beforeAll(async () => {
     transmitter = await startSsfTransmitter();
-    const config = {
-      redisUrl: redis.url,
-      prefix: `poll${randomUUID().slice(0, 6)}:`,
-      secret: SECRET,
-      tokenIssuer: transmitter.issuer,
-      transmitter: { issuer: transmitter.issuer, audience: AUDIENCE, clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
-      delivery: 'poll' as const,
-      pollInterval: 0.05,
-    };
+    const config = { ...fleetConfig(transmitter, 'poll'), pollInterval: 0.05 };
     instances.push(...(await Promise.all([1, 2, 3].map(() => startEventsInstance(config)))));
   });
 

@@ -4,10 +4,8 @@
  * goes on, and a genuine SET queued meanwhile is stored once the endpoint answers again.
  */
 import type { ServerResponse } from 'node:http';
-import { createTokenAuth, type SecurityEvents, type TokenAuth } from '../../lib';
-import { SECRET } from '../fixtures/issuer';
 import { hang, json, until } from '../fixtures/loopback-server';
-import { recordingStore, type RecordingStore } from '../fixtures/rule-store';
+import { startReceiver, streamCredentials, type Receiver } from '../fixtures/receiver';
 import { keycloakSubjects, RISC, startSsfTransmitter, type SsfTransmitter } from '../fixtures/ssf-transmitter';
 
 /** Writes JSON-looking bytes without end, a megabyte at a time, until the client lets go (bounded: 64 MiB). */
@@ -28,34 +26,20 @@ function endless(res: ServerResponse): void {
 
 describe('a poll endpoint that misbehaves', () => {
   let transmitter: SsfTransmitter;
-  let store: RecordingStore;
-  let auth: TokenAuth;
-  let events: SecurityEvents;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     transmitter = await startSsfTransmitter();
-    store = recordingStore();
-    auth = createTokenAuth({ key: { secret: SECRET }, issuer: transmitter.issuer, audience: 'api', revocation: store as never, maxLifetime: '1h' });
-    events = auth.securityEvents({
-      transmitters: [
-        {
-          issuer: transmitter.issuer,
-          audience: 'https://api.example.test',
-          poll: { interval: 0.02, timeout: 0.3 },
-          stream: { clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
-        },
-      ],
-    });
-    await events.ready();
+    receiver = startReceiver(transmitter, { poll: { interval: 0.02, timeout: 0.3 }, stream: streamCredentials(transmitter) });
+    await receiver.events.ready();
   });
 
   afterAll(async () => {
-    await events.close();
-    auth.close();
+    await receiver.close();
     await transmitter.close();
   });
 
-  const poll = () => events.stats().transmitters[0].poll;
+  const poll = () => receiver.events.stats().transmitters[0].poll;
 
   it.each([
     ['hangs', hang, 'ssf-poll-timeout'],
@@ -71,7 +55,7 @@ describe('a poll endpoint that misbehaves', () => {
     expect(poll()?.failures).toBeGreaterThan(0);
     transmitter.pollHandler = undefined;
     await until(
-      () => store.stored.some((rule) => rule.rule === 'subject' && rule.sub === `after-${reason}`),
+      () => receiver.store.stored.some((rule) => rule.rule === 'subject' && rule.sub === `after-${reason}`),
       'the SET stored after recovery',
       3000,
     );

@@ -8,14 +8,6 @@ import { isObject } from '../base/values';
 import type { EventAction } from './actions';
 import { resolveTransmitter, type ResolvedTransmitter, type TransmitterOptions } from './transmitter-options';
 
-export type {
-  TransmitterOptions,
-  PushOptions,
-  PollOptions,
-  StreamOptions,
-  TransmitterClientOptions,
-} from './transmitter-options';
-
 /** OpenID Connect Back-Channel Logout 1.0: logout tokens POSTed to the same router. */
 export interface BackchannelLogoutOptions {
   /** The OP's issuer: one of this TokenAuth's issuers, whose keys verify the logout tokens. */
