@@ -56,7 +56,12 @@ async function propagation() {
       redisUrl: redis.url,
       secret: SECRET,
       tokenIssuer: transmitter.issuer,
-      transmitter: { issuer: transmitter.issuer, audience: 'https://api.example.test', clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
+      transmitter: {
+        issuer: transmitter.issuer,
+        audience: 'https://api.example.test',
+        clientId: transmitter.clientId,
+        clientSecret: transmitter.clientSecret,
+      },
       delivery: 'push',
       authorization: `Bearer ${randomUUID()}`,
       publicUrl: `${balancer.origin}/security-events`,
@@ -68,13 +73,15 @@ async function propagation() {
     for (let i = 0; i < EVENTS; i++) {
       const user = `user-${i}`;
       const token = accessToken(transmitter.issuer, user);
-      for (const instance of instances) if ((await instance.status(token)) !== 200) throw new Error('token refused before');
+      for (const instance of instances)
+        if ((await instance.status(token)) !== 200) throw new Error('token refused before');
       const set = transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, user));
       const started = performance.now();
       const posted = transmitter.deliver(set);
       const refusedAt = await Promise.all(
         instances.map(async (instance) => {
-          for (let tries = 0; tries < 10_000; tries++) if ((await instance.status(token)) === 401) return performance.now();
+          for (let tries = 0; tries < 10_000; tries++)
+            if ((await instance.status(token)) === 401) return performance.now();
           throw new Error('never refused');
         }),
       );
@@ -82,7 +89,9 @@ async function propagation() {
       times.push(Math.max(...refusedAt) - started);
     }
     console.log(`\n1. POST of the SET → the last of 3 instances refusing the token (${EVENTS} events, loopback Redis)`);
-    console.log(`   p50 ${ms(percentile(times, 0.5))}   p99 ${ms(percentile(times, 0.99))}   max ${ms(Math.max(...times))}`);
+    console.log(
+      `   p50 ${ms(percentile(times, 0.5))}   p99 ${ms(percentile(times, 0.99))}   max ${ms(Math.max(...times))}`,
+    );
   } finally {
     await Promise.all(instances.map((instance) => instance.stop()));
     await killAllEventsInstances();
@@ -95,20 +104,32 @@ async function propagation() {
 /** A receiver in this process: an Express app with the router, a memory store, one pushing transmitter. */
 async function receiver(transmitter, authorization) {
   const store = createMemoryRevocationStore({ maxRules: 1_000_000 });
-  const auth = createTokenAuth({ key: { secret: SECRET }, issuer: transmitter.issuer, audience: 'api', revocation: store, maxLifetime: '1h' });
+  const auth = createTokenAuth({
+    key: { secret: SECRET },
+    issuer: transmitter.issuer,
+    audience: 'api',
+    revocation: store,
+    maxLifetime: '1h',
+  });
   const events = auth.securityEvents({
     transmitters: [{ issuer: transmitter.issuer, audience: 'https://api.example.test', push: { authorization } }],
   });
   const app = express();
   app.use('/events', events.router());
   const server = await listen(app);
-  return { url: `${server.origin}/events`, events, close: async () => (await events.close(), auth.close(), server.close()) };
+  return {
+    url: `${server.origin}/events`,
+    events,
+    close: async () => (await events.close(), auth.close(), server.close()),
+  };
 }
 
 /** POST these bodies from a child process (bench/security-events-sender.js), `concurrency` at a time. */
 function send(url, items, concurrency) {
   return new Promise((resolve, reject) => {
-    const child = fork(require.resolve('./security-events-sender.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(require.resolve('./security-events-sender.js'), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.once('message', resolve);
     child.once('error', reject);
     child.send({ url, items, concurrency });
@@ -120,7 +141,8 @@ async function cpuPerSet() {
   const authorization = `Bearer ${randomUUID()}`;
   const target = await receiver(transmitter, authorization);
   try {
-    const set = (i) => transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, `cpu-${i}`));
+    const set = (i) =>
+      transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, `cpu-${i}`));
     await send(target.url, [{ body: set(-1), authorization }], 1); // warm: metadata and key set fetched
     const items = Array.from({ length: SETS }, (_, i) => ({ body: set(i), authorization }));
     const before = process.cpuUsage();
@@ -128,7 +150,9 @@ async function cpuPerSet() {
     const used = process.cpuUsage(before);
     const applied = target.events.stats().transmitters[0].applied;
     console.log(`\n2. CPU per SET, push, signature verified, rule stored (${SETS} SETs, RS256, memory store)`);
-    console.log(`   ${((used.user + used.system) / SETS).toFixed(1)} µs CPU per SET (HTTP and Express included); ${applied - 1} applied, statuses ${JSON.stringify(answered.statuses)}`);
+    console.log(
+      `   ${((used.user + used.system) / SETS).toFixed(1)} µs CPU per SET (HTTP and Express included); ${applied - 1} applied, statuses ${JSON.stringify(answered.statuses)}`,
+    );
   } finally {
     await target.close();
     await transmitter.close();
@@ -141,10 +165,15 @@ async function flood() {
   const target = await receiver(transmitter, authorization);
   const forger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   try {
-    const genuine = (tag, i) => transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, `${tag}-${i}`));
+    const genuine = (tag, i) =>
+      transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, `${tag}-${i}`));
     const post = async (body) => {
       const started = performance.now();
-      const answer = await fetch(target.url, { method: 'POST', headers: { 'Content-Type': 'application/secevent+jwt', Authorization: authorization }, body });
+      const answer = await fetch(target.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/secevent+jwt', Authorization: authorization },
+        body,
+      });
       await answer.body?.cancel();
       if (answer.status !== 202) throw new Error(`genuine SET answered ${answer.status}`);
       return performance.now() - started;
@@ -163,7 +192,14 @@ async function flood() {
     };
     const quiet = await steady('quiet', new Promise((resolve) => setTimeout(resolve, 2000)));
     const hostile = Array.from({ length: FLOOD }, (_, i) => {
-      const claims = { jti: randomUUID(), iss: transmitter.issuer, iat: Math.floor(Date.now() / 1000), aud: 'https://api.example.test', sub_id: keycloakSubjects.user(transmitter.issuer, 'victim'), events: { [`${RISC}account-disabled`]: {} } };
+      const claims = {
+        jti: randomUUID(),
+        iss: transmitter.issuer,
+        iat: Math.floor(Date.now() / 1000),
+        aud: 'https://api.example.test',
+        sub_id: keycloakSubjects.user(transmitter.issuer, 'victim'),
+        events: { [`${RISC}account-disabled`]: {} },
+      };
       return i % 2 === 0
         ? { body: transmitter.sign(claims, { key: forger }), authorization }
         : { body: transmitter.sign(claims), authorization: 'Bearer guessed' };
@@ -175,10 +211,16 @@ async function flood() {
     const answered = await flooding;
     const used = process.cpuUsage(before);
     const stats = target.events.stats().transmitters[0];
-    console.log(`\n3. ${FLOOD} hostile SETs (half forged signatures with the push Authorization, half a wrong one), 32 at a time`);
+    console.log(
+      `\n3. ${FLOOD} hostile SETs (half forged signatures with the push Authorization, half a wrong one), 32 at a time`,
+    );
     console.log(`   hostile statuses ${JSON.stringify(answered.statuses)}, refused ${JSON.stringify(stats.refused)}`);
-    console.log(`   genuine SETs: without the flood p50 ${ms(percentile(quiet, 0.5))} p99 ${ms(percentile(quiet, 0.99))}; during it p50 ${ms(percentile(during, 0.5))} p99 ${ms(percentile(during, 0.99))}; ${during.length} sent during, ${stats.applied - storedBefore} stored, all 202`);
-    console.log(`   receiver CPU during the flood: ${((used.user + used.system) / FLOOD).toFixed(1)} µs per hostile SET (the genuine ones included)`);
+    console.log(
+      `   genuine SETs: without the flood p50 ${ms(percentile(quiet, 0.5))} p99 ${ms(percentile(quiet, 0.99))}; during it p50 ${ms(percentile(during, 0.5))} p99 ${ms(percentile(during, 0.99))}; ${during.length} sent during, ${stats.applied - storedBefore} stored, all 202`,
+    );
+    console.log(
+      `   receiver CPU during the flood: ${((used.user + used.system) / FLOOD).toFixed(1)} µs per hostile SET (the genuine ones included)`,
+    );
   } finally {
     await target.close();
     await transmitter.close();

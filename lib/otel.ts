@@ -23,7 +23,15 @@ export interface TokenAuthInstrumentation {
 }
 
 const SCOPE = 'express-verified-user';
-const FETCH_KINDS: readonly FetchKind[] = ['key', 'discovery', 'upstream', 'introspection', 'exchange', 'ssf', 'ssf-poll'];
+const FETCH_KINDS: readonly FetchKind[] = [
+  'key',
+  'discovery',
+  'upstream',
+  'introspection',
+  'exchange',
+  'ssf',
+  'ssf-poll',
+];
 
 /** Longest token-supplied string put on a span: a refused token's `iss` is the sender's choice. */
 const MAX_ATTRIBUTE = 256;

@@ -29,7 +29,10 @@ export const drivers: DocDrivers = {
       await until(() => app.stdout().includes('security events: stream verified'), 'the stream verified', 1000);
       const now = Math.floor(Date.now() / 1000);
       const token = (sub: string, sid: string) =>
-        transmitter.sign({ iss: transmitter.issuer, aud: 'orders-api', sub, sid, iat: now - 5, exp: now + 600 }, { header: { typ: 'JWT' } });
+        transmitter.sign(
+          { iss: transmitter.issuer, aud: 'orders-api', sub, sid, iat: now - 5, exp: now + 600 },
+          { header: { typ: 'JWT' } },
+        );
       const [alice, bob] = [token('alice', 'session-a'), token('bob', 'session-b')];
       expect((await call(`${app.origin}/orders`, { token: alice })).body).toEqual({ user: 'alice' });
       const pushed = await transmitter.deliver(
@@ -38,10 +41,20 @@ export const drivers: DocDrivers = {
         }),
       );
       expect(pushed?.status).toBe(202);
-      await until(async () => (await call(`${app.origin}/orders`, { token: alice })).status === 401, 'the session refused', 200);
+      await until(
+        async () => (await call(`${app.origin}/orders`, { token: alice })).status === 401,
+        'the session refused',
+        200,
+      );
       expect((await call(`${app.origin}/orders`, { token: bob })).status).toBe(200);
-      await transmitter.deliver(transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, 'bob')));
-      await until(async () => (await call(`${app.origin}/orders`, { token: bob })).status === 401, 'the account refused', 200);
+      await transmitter.deliver(
+        transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, 'bob')),
+      );
+      await until(
+        async () => (await call(`${app.origin}/orders`, { token: bob })).status === 401,
+        'the account refused',
+        200,
+      );
     },
   },
   'continuous-access-poll': excerpt(TOKEN_AUTH),
@@ -51,7 +64,10 @@ export const drivers: DocDrivers = {
     async run(t) {
       const port = await freePort();
       const op = t.own(
-        await startLogoutProvider({ logoutUri: `http://127.0.0.1:${port}/backchannel-logout`, resource: 'https://api.example.com' }),
+        await startLogoutProvider({
+          logoutUri: `http://127.0.0.1:${port}/backchannel-logout`,
+          resource: 'https://api.example.com',
+        }),
       );
       const app = await t.serve({ port, replace: { "'https://op.example.com'": `'${op.issuer}'` } });
       const session = await op.login('alice');

@@ -46,12 +46,20 @@ describe('the event table', () => {
     ],
     [
       "Keycloak's admin logout of every session (session id ALL): the user",
-      event(`${CAEP}session-revoked`, { format: 'complex', user: userIssSub, session: { format: 'opaque', id: 'ALL' } }),
+      event(`${CAEP}session-revoked`, {
+        format: 'complex',
+        user: userIssSub,
+        session: { format: 'opaque', id: 'ALL' },
+      }),
       { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] },
     ],
     [
       'CAEP token-claims-change of a jwt_id (CAEP 1.0 §3.2): that token, until it can no longer be accepted',
-      event(`${CAEP}token-claims-change`, { format: 'jwt_id', iss: IDP, jti: 'f61t6e20zdo3px56gepu8rzlsp4c1dpc0fx7' }, { claims: { role: 'ro-admin' } }),
+      event(
+        `${CAEP}token-claims-change`,
+        { format: 'jwt_id', iss: IDP, jti: 'f61t6e20zdo3px56gepu8rzlsp4c1dpc0fx7' },
+        { claims: { role: 'ro-admin' } },
+      ),
       { kind: 'rules', rules: [{ rule: 'token', jti: 'f61t6e20zdo3px56gepu8rzlsp4c1dpc0fx7', exp: T + 3900 }] },
     ],
     [
@@ -59,36 +67,110 @@ describe('the event table', () => {
       event(`${CAEP}token-claims-change`, { format: 'saml_assertion_id', issuer: IDP, assertion_id: '_a75adf55' }),
       { kind: 'none', outcome: 'subject-unmapped' },
     ],
-    ['credential-change revoke', event(`${CAEP}credential-change`, userIssSub, { change_type: 'revoke' }), { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] }],
-    ['credential-change delete', event(`${CAEP}credential-change`, userIssSub, { change_type: 'delete' }), { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] }],
-    ['credential-change create (CAEP interop example)', event(`${CAEP}credential-change`, userIssSub, { change_type: 'create' }), { kind: 'none', outcome: 'no-rule' }],
-    ['credential-change update', event(`${CAEP}credential-change`, userIssSub, { change_type: 'update' }), { kind: 'none', outcome: 'no-rule' }],
-    ['assurance-level-change decrease', event(`${CAEP}assurance-level-change`, userIssSub, { change_direction: 'decrease' }), { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] }],
-    ['assurance-level-change increase', event(`${CAEP}assurance-level-change`, userIssSub, { change_direction: 'increase' }), { kind: 'none', outcome: 'no-rule' }],
-    ['assurance-level-change without a direction', event(`${CAEP}assurance-level-change`, userIssSub, {}), { kind: 'none', outcome: 'no-rule' }],
+    [
+      'credential-change revoke',
+      event(`${CAEP}credential-change`, userIssSub, { change_type: 'revoke' }),
+      { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] },
+    ],
+    [
+      'credential-change delete',
+      event(`${CAEP}credential-change`, userIssSub, { change_type: 'delete' }),
+      { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] },
+    ],
+    [
+      'credential-change create (CAEP interop example)',
+      event(`${CAEP}credential-change`, userIssSub, { change_type: 'create' }),
+      { kind: 'none', outcome: 'no-rule' },
+    ],
+    [
+      'credential-change update',
+      event(`${CAEP}credential-change`, userIssSub, { change_type: 'update' }),
+      { kind: 'none', outcome: 'no-rule' },
+    ],
+    [
+      'assurance-level-change decrease',
+      event(`${CAEP}assurance-level-change`, userIssSub, { change_direction: 'decrease' }),
+      { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] },
+    ],
+    [
+      'assurance-level-change increase',
+      event(`${CAEP}assurance-level-change`, userIssSub, { change_direction: 'increase' }),
+      { kind: 'none', outcome: 'no-rule' },
+    ],
+    [
+      'assurance-level-change without a direction',
+      event(`${CAEP}assurance-level-change`, userIssSub, {}),
+      { kind: 'none', outcome: 'no-rule' },
+    ],
     [
       'device-compliance-change to not-compliant with a user in its subject',
-      event(`${CAEP}device-compliance-change`, { format: 'complex', user: userIssSub, device: tenant }, { current_status: 'not-compliant', previous_status: 'compliant' }),
+      event(
+        `${CAEP}device-compliance-change`,
+        { format: 'complex', user: userIssSub, device: tenant },
+        { current_status: 'not-compliant', previous_status: 'compliant' },
+      ),
       { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] },
     ],
     [
       'device-compliance-change of a device alone',
-      event(`${CAEP}device-compliance-change`, { format: 'complex', device: tenant, tenant }, { current_status: 'not-compliant' }),
+      event(
+        `${CAEP}device-compliance-change`,
+        { format: 'complex', device: tenant, tenant },
+        { current_status: 'not-compliant' },
+      ),
       { kind: 'none', outcome: 'subject-unmapped' },
     ],
-    ['device-compliance-change to compliant', event(`${CAEP}device-compliance-change`, userIssSub, { current_status: 'compliant' }), { kind: 'none', outcome: 'no-rule' }],
-    ...['account-disabled', 'account-purged', 'credential-compromise', 'sessions-revoked', 'account-credential-change-required'].map(
+    [
+      'device-compliance-change to compliant',
+      event(`${CAEP}device-compliance-change`, userIssSub, { current_status: 'compliant' }),
+      { kind: 'none', outcome: 'no-rule' },
+    ],
+    ...[
+      'account-disabled',
+      'account-purged',
+      'credential-compromise',
+      'sessions-revoked',
+      'account-credential-change-required',
+    ].map(
       (name) =>
-        [`RISC ${name}`, event(`${RISC}${name}`, userIssSub), { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] }] as Row,
+        [
+          `RISC ${name}`,
+          event(`${RISC}${name}`, userIssSub),
+          { kind: 'rules', rules: [{ rule: 'subject', iss: IDP, sub: userIssSub.sub, before: T }] },
+        ] as Row,
     ),
-    ['RISC account-enabled: nothing (new tokens are newer)', event(`${RISC}account-enabled`, userIssSub), { kind: 'none', outcome: 'no-rule' }],
-    ['an event type no rule is made for', event('https://schemas.openid.net/secevent/caep/event-type/session-established', userIssSub), { kind: 'none', outcome: 'ignored' }],
-    ['a user of an issuer that is not this TokenAuth\'s', event(`${RISC}account-disabled`, { ...userIssSub, iss: 'https://elsewhere.example' }), { kind: 'none', outcome: 'subject-unmapped' }],
-    ['an email with no claim mapped to it (CAEP interop profile)', event(`${RISC}account-disabled`, { format: 'email', email: 'jane@example.com' }), { kind: 'none', outcome: 'subject-unmapped' }],
-    ['a phone number', event(`${RISC}account-disabled`, { format: 'phone_number', phone_number: '+12065550100' }), { kind: 'none', outcome: 'subject-unmapped' }],
+    [
+      'RISC account-enabled: nothing (new tokens are newer)',
+      event(`${RISC}account-enabled`, userIssSub),
+      { kind: 'none', outcome: 'no-rule' },
+    ],
+    [
+      'an event type no rule is made for',
+      event('https://schemas.openid.net/secevent/caep/event-type/session-established', userIssSub),
+      { kind: 'none', outcome: 'ignored' },
+    ],
+    [
+      "a user of an issuer that is not this TokenAuth's",
+      event(`${RISC}account-disabled`, { ...userIssSub, iss: 'https://elsewhere.example' }),
+      { kind: 'none', outcome: 'subject-unmapped' },
+    ],
+    [
+      'an email with no claim mapped to it (CAEP interop profile)',
+      event(`${RISC}account-disabled`, { format: 'email', email: 'jane@example.com' }),
+      { kind: 'none', outcome: 'subject-unmapped' },
+    ],
+    [
+      'a phone number',
+      event(`${RISC}account-disabled`, { format: 'phone_number', phone_number: '+12065550100' }),
+      { kind: 'none', outcome: 'subject-unmapped' },
+    ],
     [
       'SSF verification: its state',
-      event('https://schemas.openid.net/secevent/ssf/event-type/verification', { format: 'opaque', id: 'stream' }, { state: 's1' }),
+      event(
+        'https://schemas.openid.net/secevent/ssf/event-type/verification',
+        { format: 'opaque', id: 'stream' },
+        { state: 's1' },
+      ),
       { kind: 'verification', state: 's1' },
     ],
   ])('%s', async (_what, given, decision) => {
@@ -101,7 +183,10 @@ describe('the event table', () => {
       kind: 'rules',
       rules: [{ rule: 'subject', iss: IDP, sub: 'jane@example.com', before: T }],
     });
-    expect(await decide(given, new Map(), context({ ...naming({ email: 'sub' }), defaultIssuer: undefined }))).toEqual({ kind: 'none', outcome: 'subject-unmapped' });
+    expect(await decide(given, new Map(), context({ ...naming({ email: 'sub' }), defaultIssuer: undefined }))).toEqual({
+      kind: 'none',
+      outcome: 'subject-unmapped',
+    });
   });
 
   it('follows actions: ignore, subject instead of the default, and a function', async () => {
@@ -139,7 +224,10 @@ describe('the event table', () => {
 
   it('reads a subject inside the event for older CAEP and RISC transmitters', async () => {
     const { subjectOf } = await import('../../lib/events/subjects');
-    expect(subjectOf({}, { subject: { subject_type: 'iss-sub', iss: IDP, sub: 'u1' } })).toMatchObject({ format: 'iss_sub', sub: 'u1' });
+    expect(subjectOf({}, { subject: { subject_type: 'iss-sub', iss: IDP, sub: 'u1' } })).toMatchObject({
+      format: 'iss_sub',
+      sub: 'u1',
+    });
     expect(subjectOf({ sub_id: userIssSub }, { subject: { format: 'email', email: 'x@y' } })).toBe(userIssSub);
   });
 

@@ -4,7 +4,6 @@ import { startReceiver, streamCredentials, type Receiver } from '../fixtures/rec
 import { storeFull, type RecordingStore } from '../fixtures/rule-store';
 import { CAEP, keycloakSubjects, RISC, startSsfTransmitter, type SsfTransmitter } from '../fixtures/ssf-transmitter';
 
-
 describe('securityEvents() by poll (RFC 8936) from a Keycloak-shaped transmitter', () => {
   let transmitter: SsfTransmitter;
   let receiver: Receiver;
@@ -26,13 +25,18 @@ describe('securityEvents() by poll (RFC 8936) from a Keycloak-shaped transmitter
     await transmitter.close();
   });
 
-  const polledWithAck = (jti: string) => transmitter.polls.some((poll) => ((poll.ack as string[] | undefined) ?? []).includes(jti));
+  const polledWithAck = (jti: string) =>
+    transmitter.polls.some((poll) => ((poll.ack as string[] | undefined) ?? []).includes(jti));
   const jtiOf = (set: string) => JSON.parse(Buffer.from(set.split('.')[1], 'base64url').toString()).jti as string;
 
   it('creates a poll stream, polls with returnImmediately and a Bearer token, and verifies it by poll', () => {
     expect(transmitter.stream?.delivery.method).toBe('urn:ietf:rfc:8936');
     expect(transmitter.polls[0]).toMatchObject({ returnImmediately: true, maxEvents: 16 });
-    expect(transmitter.server.seen.some((seen) => seen.url?.endsWith('/poll') && seen.headers.authorization?.startsWith('Bearer '))).toBe(true);
+    expect(
+      transmitter.server.seen.some(
+        (seen) => seen.url?.endsWith('/poll') && seen.headers.authorization?.startsWith('Bearer '),
+      ),
+    ).toBe(true);
     expect(events.stats().transmitters[0].stream).toMatchObject({ verified: true });
   });
 
@@ -61,7 +65,12 @@ describe('securityEvents() by poll (RFC 8936) from a Keycloak-shaped transmitter
   });
 
   it('returns a refused SET in setErrs with its RFC 8935 code, so that it is not sent again', async () => {
-    const set = transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, 'user-11'), {}, { aud: 'someone-else' });
+    const set = transmitter.set(
+      `${RISC}account-disabled`,
+      keycloakSubjects.user(transmitter.issuer, 'user-11'),
+      {},
+      { aud: 'someone-else' },
+    );
     await transmitter.deliver(set);
     await until(() => transmitter.nacked.has(jtiOf(set)), 'the SET in setErrs');
     expect(transmitter.nacked.get(jtiOf(set))).toMatchObject({ err: 'invalid_audience' });

@@ -46,13 +46,22 @@ describe('securityEvents() by push (RFC 8935) from a Keycloak-shaped transmitter
   });
 
   it('stores a session rule for a session-revoked SET and answers 202', async () => {
-    const set = transmitter.set(`${CAEP}session-revoked`, keycloakSubjects.session(transmitter.issuer, 'user-1', 'sid-1'), {
-      initiating_entity: 'user',
-      reason_admin: { en: 'User logout' },
-    });
+    const set = transmitter.set(
+      `${CAEP}session-revoked`,
+      keycloakSubjects.session(transmitter.issuer, 'user-1', 'sid-1'),
+      {
+        initiating_entity: 'user',
+        reason_admin: { en: 'User logout' },
+      },
+    );
     const answer = await transmitter.deliver(set);
     expect(answer?.status).toBe(202);
-    expect(store.stored.at(-1)).toMatchObject({ rule: 'session', iss: transmitter.issuer, sid: 'sid-1', sub: 'user-1' });
+    expect(store.stored.at(-1)).toMatchObject({
+      rule: 'session',
+      iss: transmitter.issuer,
+      sid: 'sid-1',
+      sub: 'user-1',
+    });
   });
 
   it('acknowledges a replayed jti without storing anything again', async () => {

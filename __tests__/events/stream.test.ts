@@ -24,21 +24,36 @@ interface Setup {
 }
 
 /** A transmitter, an app with the router, and a receiver pushing with a stream (`stream` options merged in). */
-async function setUp(options: SsfTransmitterOptions = {}, stream: Record<string, unknown> = {}, before?: (t: SsfTransmitter) => void): Promise<Setup> {
+async function setUp(
+  options: SsfTransmitterOptions = {},
+  stream: Record<string, unknown> = {},
+  before?: (t: SsfTransmitter) => void,
+): Promise<Setup> {
   const transmitter = await startSsfTransmitter(options);
   before?.(transmitter);
   const server = express();
   let router: express.RequestHandler = (_req, _res, next) => next();
   server.use('/security-events', (req, res, next) => router(req, res, next));
   const app = await listen(server);
-  const auth = createTokenAuth({ key: { secret: SECRET }, issuer: transmitter.issuer, audience: 'api', revocation: recordingStore() as never, maxLifetime: '1h' });
+  const auth = createTokenAuth({
+    key: { secret: SECRET },
+    issuer: transmitter.issuer,
+    audience: 'api',
+    revocation: recordingStore() as never,
+    maxLifetime: '1h',
+  });
   const events = auth.securityEvents({
     transmitters: [
       {
         issuer: transmitter.issuer,
         audience: AUDIENCE,
         push: { authorization: AUTHORIZATION },
-        stream: { clientId: transmitter.clientId, clientSecret: transmitter.clientSecret, endpointUrl: `${app.origin}/security-events`, ...stream },
+        stream: {
+          clientId: transmitter.clientId,
+          clientSecret: transmitter.clientSecret,
+          endpointUrl: `${app.origin}/security-events`,
+          ...stream,
+        },
       },
     ],
   });
@@ -57,10 +72,11 @@ async function setUp(options: SsfTransmitterOptions = {}, stream: Record<string,
   };
 }
 
-const metadataRequests = (t: SsfTransmitter) => t.server.seen.filter((seen) => seen.url?.includes('ssf-configuration')).map((seen) => seen.url);
+const metadataRequests = (t: SsfTransmitter) =>
+  t.server.seen.filter((seen) => seen.url?.includes('ssf-configuration')).map((seen) => seen.url);
 
 describe('stream management', () => {
-  it("reads the metadata where SSF 1.0 §7.2 puts it, and at {issuer}/.well-known/ssf-configuration where Keycloak serves it", async () => {
+  it('reads the metadata where SSF 1.0 §7.2 puts it, and at {issuer}/.well-known/ssf-configuration where Keycloak serves it', async () => {
     const rooted = await setUp({ hostRooted: true });
     const realm = await setUp();
     try {
@@ -94,9 +110,15 @@ describe('stream management', () => {
       await setup.events.ready();
       expect(setup.transmitter.stream).toMatchObject({
         stream_id: 'existing',
-        delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: `${setup.app.origin}/security-events`, authorization_header: AUTHORIZATION },
+        delivery: {
+          method: 'urn:ietf:rfc:8935',
+          endpoint_url: `${setup.app.origin}/security-events`,
+          authorization_header: AUTHORIZATION,
+        },
       });
-      expect(setup.transmitter.server.seen.filter((seen) => seen.method === 'POST' && seen.url?.endsWith('/streams'))).toHaveLength(0);
+      expect(
+        setup.transmitter.server.seen.filter((seen) => seen.method === 'POST' && seen.url?.endsWith('/streams')),
+      ).toHaveLength(0);
     } finally {
       await setup.close();
     }
@@ -104,7 +126,10 @@ describe('stream management', () => {
 
   it('authenticates at the token endpoint with private_key_jwt (RFC 7523)', async () => {
     const client = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const setup = await setUp({ clientPublicKey: client.publicKey }, { clientSecret: undefined, privateKey: client.privateKey });
+    const setup = await setUp(
+      { clientPublicKey: client.publicKey },
+      { clientSecret: undefined, privateKey: client.privateKey },
+    );
     try {
       await setup.events.ready();
       expect(setup.transmitter.tokenRequests).toBeGreaterThan(0);
@@ -141,10 +166,14 @@ describe('stream management', () => {
       await setup.events.ready();
       const { transmitter } = setup;
       const streamSubject = { format: 'opaque', id: transmitter.stream?.stream_id };
-      const wrong = await transmitter.deliver(transmitter.set(`${SSF}verification`, streamSubject, { state: 'not-requested' }));
+      const wrong = await transmitter.deliver(
+        transmitter.set(`${SSF}verification`, streamSubject, { state: 'not-requested' }),
+      );
       expect(wrong?.status).toBe(400);
       expect(JSON.parse(wrong?.body ?? '{}')).toMatchObject({ err: 'invalid_state' });
-      const updated = await transmitter.deliver(transmitter.set(`${SSF}stream-updated`, streamSubject, { status: 'paused', reason: 'maintenance' }));
+      const updated = await transmitter.deliver(
+        transmitter.set(`${SSF}stream-updated`, streamSubject, { status: 'paused', reason: 'maintenance' }),
+      );
       expect(updated?.status).toBe(202);
       expect(setup.events.stats().transmitters[0].stream).toMatchObject({ status: 'paused', verified: true });
     } finally {

@@ -5,7 +5,12 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { startRedisServer, type RedisServer } from '../fixtures/redis-server';
-import { startBalancer, startEventsInstance, killAllEventsInstances, type EventsInstance } from '../fixtures/events-fleet';
+import {
+  startBalancer,
+  startEventsInstance,
+  killAllEventsInstances,
+  type EventsInstance,
+} from '../fixtures/events-fleet';
 import { until, type LoopbackServer } from '../fixtures/loopback-server';
 import { keycloakSubjects, RISC, CAEP, startSsfTransmitter, type SsfTransmitter } from '../fixtures/ssf-transmitter';
 
@@ -27,7 +32,12 @@ const fleetConfig = (transmitter: SsfTransmitter, delivery: 'push' | 'poll') => 
   prefix: `${delivery}${randomUUID().slice(0, 6)}:`,
   secret: SECRET,
   tokenIssuer: transmitter.issuer,
-  transmitter: { issuer: transmitter.issuer, audience: AUDIENCE, clientId: transmitter.clientId, clientSecret: transmitter.clientSecret },
+  transmitter: {
+    issuer: transmitter.issuer,
+    audience: AUDIENCE,
+    clientId: transmitter.clientId,
+    clientSecret: transmitter.clientSecret,
+  },
   delivery,
 });
 
@@ -64,7 +74,9 @@ describe('a pushing transmitter and three instances behind a load balancer', () 
 
   it('creates and verifies the stream once: every instance is ready', async () => {
     expect(await Promise.all(instances.map((instance) => instance.ready))).toEqual([undefined, undefined, undefined]);
-    const created = transmitter.server.seen.filter((seen) => seen.method === 'POST' && seen.url?.endsWith('/ssf/transmitter/streams'));
+    const created = transmitter.server.seen.filter(
+      (seen) => seen.method === 'POST' && seen.url?.endsWith('/ssf/transmitter/streams'),
+    );
     const verifications = transmitter.server.seen.filter((seen) => seen.url?.endsWith('/ssf/transmitter/verify'));
     expect([created.length, verifications.length]).toEqual([1, 1]);
   });
@@ -72,9 +84,15 @@ describe('a pushing transmitter and three instances behind a load balancer', () 
   it("refuses a disabled account's tokens on all three instances once one instance stored the rule", async () => {
     const token = accessToken(transmitter.issuer, 'alice');
     expect(await statuses(instances, token)).toEqual([200, 200, 200]);
-    const answer = await transmitter.deliver(transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, 'alice')));
+    const answer = await transmitter.deliver(
+      transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, 'alice')),
+    );
     expect(answer?.status).toBe(202);
-    await until(async () => (await statuses(instances, token)).every((status) => status === 401), 'all three refusing', 500);
+    await until(
+      async () => (await statuses(instances, token)).every((status) => status === 401),
+      'all three refusing',
+      500,
+    );
     // Tokens issued after the event are the user's again (an account enabled, a new login).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await statuses(instances, accessToken(transmitter.issuer, 'alice'))).toEqual([200, 200, 200]);
@@ -83,11 +101,19 @@ describe('a pushing transmitter and three instances behind a load balancer', () 
   it("refuses one session's tokens everywhere, and leaves the user's other session alone", async () => {
     const ended = accessToken(transmitter.issuer, 'bob', { sid: 'session-1' });
     const other = accessToken(transmitter.issuer, 'bob', { sid: 'session-2' });
-    const set = transmitter.set(`${CAEP}session-revoked`, keycloakSubjects.session(transmitter.issuer, 'bob', 'session-1'), {
-      reason_admin: { en: 'User logout' },
-    });
+    const set = transmitter.set(
+      `${CAEP}session-revoked`,
+      keycloakSubjects.session(transmitter.issuer, 'bob', 'session-1'),
+      {
+        reason_admin: { en: 'User logout' },
+      },
+    );
     expect((await transmitter.deliver(set))?.status).toBe(202);
-    await until(async () => (await statuses(instances, ended)).every((status) => status === 401), 'all three refusing', 500);
+    await until(
+      async () => (await statuses(instances, ended)).every((status) => status === 401),
+      'all three refusing',
+      500,
+    );
     expect(await statuses(instances, other)).toEqual([200, 200, 200]);
   });
 });
@@ -119,12 +145,17 @@ describe('a polled transmitter and three instances: one poller, taken over when 
   it('polls from exactly one instance, and every instance is ready', async () => {
     expect(await Promise.all(instances.map((instance) => instance.ready))).toEqual([undefined, undefined, undefined]);
     const from = transmitter.server.seen.length;
-    await until(() => transmitter.server.seen.slice(from).filter((seen) => seen.url?.endsWith('/poll')).length >= 10, 'ten polls');
+    await until(
+      () => transmitter.server.seen.slice(from).filter((seen) => seen.url?.endsWith('/poll')).length >= 10,
+      'ten polls',
+    );
     expect(pollers(from).size).toBe(1);
   });
 
   it('goes on polling from another instance when the poller dies, and every survivor refuses what it polled', async () => {
-    const stats = await Promise.all(instances.map((instance) => instance.stats<{ transmitters: Array<{ poll?: { polling: boolean } }> }>()));
+    const stats = await Promise.all(
+      instances.map((instance) => instance.stats<{ transmitters: Array<{ poll?: { polling: boolean } }> }>()),
+    );
     const holder = stats.findIndex((s) => s.transmitters[0].poll?.polling === true);
     expect(holder).toBeGreaterThanOrEqual(0);
     await instances[holder].kill();
@@ -132,9 +163,15 @@ describe('a polled transmitter and three instances: one poller, taken over when 
     const token = accessToken(transmitter.issuer, 'carol');
     expect(await statuses(survivors, token)).toEqual([200, 200]);
     const from = transmitter.server.seen.length;
-    await transmitter.deliver(transmitter.set(`${RISC}credential-compromise`, keycloakSubjects.user(transmitter.issuer, 'carol')));
+    await transmitter.deliver(
+      transmitter.set(`${RISC}credential-compromise`, keycloakSubjects.user(transmitter.issuer, 'carol')),
+    );
     // The lease lasts 15 s without renewal: a survivor takes it within that, then polls the SET.
-    await until(async () => (await statuses(survivors, token)).every((status) => status === 401), 'the survivors refusing', 3000);
+    await until(
+      async () => (await statuses(survivors, token)).every((status) => status === 401),
+      'the survivors refusing',
+      3000,
+    );
     expect(pollers(from).size).toBe(1);
   });
 });

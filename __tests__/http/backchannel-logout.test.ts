@@ -9,7 +9,8 @@ import { listen, type Listening } from '../fixtures/listen';
 import { startLogoutProvider, type LogoutProvider } from '../fixtures/logout-provider';
 import { recordingStore, type RecordingStore } from '../fixtures/rule-store';
 
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
 
 describe("Back-Channel Logout from oidc-provider's own feature", () => {
   let op: LogoutProvider;
@@ -22,9 +23,13 @@ describe("Back-Channel Logout from oidc-provider's own feature", () => {
     const server = express();
     let router: express.RequestHandler = (_req, _res, next) => next();
     server.use('/security-events', (req, res, next) => router(req, res, next));
-    server.get('/me', (req, res, next) => auth.requireVerifiedUser()(req, res, next), (req, res) => {
-      res.json({ sub: req.auth?.sub });
-    });
+    server.get(
+      '/me',
+      (req, res, next) => auth.requireVerifiedUser()(req, res, next),
+      (req, res) => {
+        res.json({ sub: req.auth?.sub });
+      },
+    );
     app = await listen(server);
     op = await startLogoutProvider({ logoutUri: `${app.origin}/security-events` });
     store = recordingStore();
@@ -54,7 +59,9 @@ describe("Back-Channel Logout from oidc-provider's own feature", () => {
     expect(one.sid).not.toBe(two.sid);
     await first.logout();
     expect(await op.notices()).toEqual({ success: 1, error: 0 });
-    expect(store.stored).toEqual([expect.objectContaining({ rule: 'session', iss: op.issuer, sid: one.sid, sub: 'alice' })]);
+    expect(store.stored).toEqual([
+      expect.objectContaining({ rule: 'session', iss: op.issuer, sid: one.sid, sub: 'alice' }),
+    ]);
     expect(events.stats().backchannelLogout).toMatchObject({ received: 1, applied: 1 });
   });
 });

@@ -30,7 +30,10 @@ describe('a poll endpoint that misbehaves', () => {
 
   beforeAll(async () => {
     transmitter = await startSsfTransmitter();
-    receiver = startReceiver(transmitter, { poll: { interval: 0.02, timeout: 0.3 }, stream: streamCredentials(transmitter) });
+    receiver = startReceiver(transmitter, {
+      poll: { interval: 0.02, timeout: 0.3 },
+      stream: streamCredentials(transmitter),
+    });
     await receiver.events.ready();
   });
 
@@ -43,22 +46,40 @@ describe('a poll endpoint that misbehaves', () => {
 
   it.each([
     ['hangs', hang, 'ssf-poll-timeout'],
-    ['redirects elsewhere', (_req: unknown, res: ServerResponse) => void res.writeHead(302, { Location: 'http://127.0.0.1:9/steal' }).end(), 'ssf-poll-network'],
-    ['answers garbage', (_req: unknown, res: ServerResponse) => json(res, 200, '<html>not json</html>'), 'ssf-poll-answer'],
+    [
+      'redirects elsewhere',
+      (_req: unknown, res: ServerResponse) => void res.writeHead(302, { Location: 'http://127.0.0.1:9/steal' }).end(),
+      'ssf-poll-network',
+    ],
+    [
+      'answers garbage',
+      (_req: unknown, res: ServerResponse) => json(res, 200, '<html>not json</html>'),
+      'ssf-poll-answer',
+    ],
     ['answers endless bytes', (_req: unknown, res: ServerResponse) => endless(res), 'ssf-poll-too-large'],
-    ['answers 500', (_req: unknown, res: ServerResponse) => json(res, 500, { error: 'server_error' }), 'ssf-poll-status-500'],
-  ])('survives an endpoint that %s, and stores the SET queued meanwhile once it answers again', async (_what, handler, reason) => {
-    const set = transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, `after-${reason}`));
-    transmitter.pollHandler = handler as never;
-    await transmitter.deliver(set);
-    await until(() => poll()?.lastError === reason, `a poll failing with ${reason}`, 1000);
-    expect(poll()?.failures).toBeGreaterThan(0);
-    transmitter.pollHandler = undefined;
-    await until(
-      () => receiver.store.stored.some((rule) => rule.rule === 'subject' && rule.sub === `after-${reason}`),
-      'the SET stored after recovery',
-      3000,
-    );
-    expect(poll()?.failures).toBe(0);
-  });
+    [
+      'answers 500',
+      (_req: unknown, res: ServerResponse) => json(res, 500, { error: 'server_error' }),
+      'ssf-poll-status-500',
+    ],
+  ])(
+    'survives an endpoint that %s, and stores the SET queued meanwhile once it answers again',
+    async (_what, handler, reason) => {
+      const set = transmitter.set(
+        `${RISC}account-disabled`,
+        keycloakSubjects.user(transmitter.issuer, `after-${reason}`),
+      );
+      transmitter.pollHandler = handler as never;
+      await transmitter.deliver(set);
+      await until(() => poll()?.lastError === reason, `a poll failing with ${reason}`, 1000);
+      expect(poll()?.failures).toBeGreaterThan(0);
+      transmitter.pollHandler = undefined;
+      await until(
+        () => receiver.store.stored.some((rule) => rule.rule === 'subject' && rule.sub === `after-${reason}`),
+        'the SET stored after recovery',
+        3000,
+      );
+      expect(poll()?.failures).toBe(0);
+    },
+  );
 });

@@ -6,7 +6,13 @@
 import * as diagnostics from 'node:diagnostics_channel';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { createTokenAuth, SECURITY_EVENT_CHANNEL, type SecurityEvents, type TokenAuth, type TokenAuthError } from '../../lib';
+import {
+  createTokenAuth,
+  SECURITY_EVENT_CHANNEL,
+  type SecurityEvents,
+  type TokenAuth,
+  type TokenAuthError,
+} from '../../lib';
 import { EXPRESS_VERSIONS } from '../fixtures/express';
 import { sign } from '../fixtures/issuer';
 import { recordingStore, type RecordingStore } from '../fixtures/rule-store';
@@ -98,8 +104,16 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
   });
 
   const refusals: Array<[string, () => string, string, number?]> = [
-    ['from an issuer that is no configured transmitter', () => transmitter.sign(claims({ iss: 'https://other.example.test' })), 'invalid_issuer'],
-    ['addressed to another audience', () => transmitter.sign(claims({ aud: 'https://other-api.example.test' })), 'invalid_audience'],
+    [
+      'from an issuer that is no configured transmitter',
+      () => transmitter.sign(claims({ iss: 'https://other.example.test' })),
+      'invalid_issuer',
+    ],
+    [
+      'addressed to another audience',
+      () => transmitter.sign(claims({ aud: 'https://other-api.example.test' })),
+      'invalid_audience',
+    ],
     ['with alg none', () => `${b64({ alg: 'none', typ: 'secevent+jwt' })}.${b64(claims())}.`, 'invalid_request'],
     [
       'signed with a secret (HS256)',
@@ -109,12 +123,20 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
       },
       'invalid_request',
     ],
-    ['signed by a key the transmitter does not publish', () => transmitter.sign(claims(), { key: op.privateKey }), 'invalid_key'],
+    [
+      'signed by a key the transmitter does not publish',
+      () => transmitter.sign(claims(), { key: op.privateKey }),
+      'invalid_key',
+    ],
     ['with typ JWT', () => transmitter.sign(claims(), { header: { typ: 'JWT' } }), 'invalid_request'],
     ['with a sub claim', () => transmitter.sign(claims({ sub: 'victim' })), 'invalid_request'],
     ['with an exp claim', () => transmitter.sign(claims({ exp: now() + 600 })), 'invalid_request'],
     ['issued more than maxAge ago', () => transmitter.sign(claims({ iat: now() - 8 * 24 * 3600 })), 'invalid_request'],
-    ['with an events claim that is no object', () => transmitter.sign(claims({ events: [`${RISC}account-disabled`] })), 'invalid_request'],
+    [
+      'with an events claim that is no object',
+      () => transmitter.sign(claims({ events: [`${RISC}account-disabled`] })),
+      'invalid_request',
+    ],
     ['with no event', () => transmitter.sign(claims({ events: {} })), 'invalid_request'],
     ['that is not a JWS', () => 'this is not a security event token', 'invalid_request'],
     ['larger than 64 KiB', () => transmitter.sign(claims({ padding: 'x'.repeat(70_000) })), 'invalid_request', 413],
@@ -122,7 +144,13 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
       'with a critical subject member it cannot process (SSF 1.0 §3.6)',
       () =>
         transmitter.sign(
-          claims({ sub_id: { format: 'complex', user: keycloakSubjects.user(OP, 'victim'), tenant: { format: 'opaque', id: 't1' } } }),
+          claims({
+            sub_id: {
+              format: 'complex',
+              user: keycloakSubjects.user(OP, 'victim'),
+              tenant: { format: 'opaque', id: 't1' },
+            },
+          }),
         ),
       'invalid_request',
     ],
@@ -154,7 +182,9 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
   it('acknowledges an event whose subject no rule can name (an email with no claim mapped, a phone number)', async () => {
     const count = store.stored.length;
     const email = await push(transmitter.sign(claims({ sub_id: { format: 'email', email: 'victim@example.test' } })));
-    const phone = await push(transmitter.sign(claims({ sub_id: { format: 'phone_number', phone_number: '+12065550100' } })));
+    const phone = await push(
+      transmitter.sign(claims({ sub_id: { format: 'phone_number', phone_number: '+12065550100' } })),
+    );
     expect([email.status, phone.status]).toEqual([202, 202]);
     expect(store.stored.length).toBe(count);
     expect(reports.filter((err) => err.reason === 'subject-unmapped').length).toBeGreaterThanOrEqual(2);
@@ -180,22 +210,29 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
     parsed.use(own.json(), own.urlencoded({ extended: false }), own.text({ type: 'application/secevent+jwt' }));
     parsed.use('/events', events.router());
     const set = transmitter.sign(claims({ sub_id: keycloakSubjects.user(OP, 'parsed-set') }));
-    const pushed = await request(parsed).post('/events').set({ 'Content-Type': 'application/secevent+jwt', Authorization: AUTHORIZATION }).send(set);
-    const logout = await request(parsed).post('/events').type('form').send({ logout_token: logoutToken(logoutClaims({ sid: 'sid-parsed' })) });
+    const pushed = await request(parsed)
+      .post('/events')
+      .set({ 'Content-Type': 'application/secevent+jwt', Authorization: AUTHORIZATION })
+      .send(set);
+    const logout = await request(parsed)
+      .post('/events')
+      .type('form')
+      .send({ logout_token: logoutToken(logoutClaims({ sid: 'sid-parsed' })) });
     expect([pushed.status, logout.status]).toEqual([202, 200]);
     expect(storedFor('parsed-set')).toBe(true);
     expect(store.stored).toContainEqual(expect.objectContaining({ rule: 'session', sid: 'sid-parsed' }));
   });
 
   describe('Back-Channel Logout on the same router', () => {
-    const post = (token: string) =>
-      request(app).post('/events').type('form').send({ logout_token: token });
+    const post = (token: string) => request(app).post('/events').type('form').send({ logout_token: token });
 
     it('stores a session rule for a logout token with sid and sub, answering 200 with no-store', async () => {
       const answer = await post(logoutToken(logoutClaims({ sid: 'sid-ok', sub: 'user-ok' })));
       expect(answer.status).toBe(200);
       expect(answer.headers['cache-control']).toBe('no-store');
-      expect(store.stored).toContainEqual(expect.objectContaining({ rule: 'session', iss: OP, sid: 'sid-ok', sub: 'user-ok' }));
+      expect(store.stored).toContainEqual(
+        expect.objectContaining({ rule: 'session', iss: OP, sid: 'sid-ok', sub: 'user-ok' }),
+      );
     });
 
     it('takes typ JWT (as Keycloak sends) and no typ, and a sub alone as a subject rule', async () => {
@@ -207,12 +244,31 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
     const bad: Array<[string, () => string, string]> = [
       ['with a nonce', () => logoutToken(logoutClaims({ nonce: 'n-0S6_WzA2Mj' })), 'logout-nonce'],
       ['without exp', () => logoutToken(logoutClaims({ exp: undefined })), 'logout-exp-missing'],
-      ['without the back-channel logout event', () => logoutToken(logoutClaims({ events: { 'urn:other': {} } })), 'logout-event'],
-      ['without sid and sub', () => logoutToken(logoutClaims({ sid: undefined, sub: undefined })), 'logout-no-sid-or-sub'],
+      [
+        'without the back-channel logout event',
+        () => logoutToken(logoutClaims({ events: { 'urn:other': {} } })),
+        'logout-event',
+      ],
+      [
+        'without sid and sub',
+        () => logoutToken(logoutClaims({ sid: undefined, sub: undefined })),
+        'logout-no-sid-or-sub',
+      ],
       ['with typ at+jwt', () => logoutToken(logoutClaims(), { typ: 'at+jwt' }), 'logout-typ'],
-      ['from an issuer that is not this TokenAuth\'s', () => logoutToken(logoutClaims({ iss: 'https://other-op.example.test' })), 'logout-issuer'],
+      [
+        "from an issuer that is not this TokenAuth's",
+        () => logoutToken(logoutClaims({ iss: 'https://other-op.example.test' })),
+        'logout-issuer',
+      ],
       ['for another client', () => logoutToken(logoutClaims({ aud: 'another-client' })), 'logout-audience'],
-      ['signed by another key', () => sign(logoutClaims(), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, 'RS256', { typ: 'logout+jwt' }), 'logout-signature'],
+      [
+        'signed by another key',
+        () =>
+          sign(logoutClaims(), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, 'RS256', {
+            typ: 'logout+jwt',
+          }),
+        'logout-signature',
+      ],
       ['that is a SET', () => transmitter.sign(claims()), 'logout-typ'],
     ];
 
@@ -220,7 +276,10 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
       const count = store.stored.length;
       const answer = await post(make());
       expect(answer.status).toBe(400);
-      expect(answer.body).toEqual({ error: 'invalid_request', error_description: `The logout token was refused (${reason})` });
+      expect(answer.body).toEqual({
+        error: 'invalid_request',
+        error_description: `The logout token was refused (${reason})`,
+      });
       expect(store.stored.length).toBe(count);
     });
 
@@ -246,8 +305,16 @@ describe.each(EXPRESS_VERSIONS)('events.router() under attack through %s', (_nam
 describe('events.router() on other methods and paths', () => {
   it('answers 405 with Allow: POST at its path, and leaves other paths to the app', async () => {
     const transmitter = await startSsfTransmitter();
-    const auth = createTokenAuth({ key: { publicKey: op.publicKey }, issuer: OP, audience: 'api', revocation: recordingStore() as never, maxLifetime: '1h' });
-    const events = auth.securityEvents({ transmitters: [{ issuer: transmitter.issuer, audience: AUDIENCE, push: { authorization: AUTHORIZATION } }] });
+    const auth = createTokenAuth({
+      key: { publicKey: op.publicKey },
+      issuer: OP,
+      audience: 'api',
+      revocation: recordingStore() as never,
+      maxLifetime: '1h',
+    });
+    const events = auth.securityEvents({
+      transmitters: [{ issuer: transmitter.issuer, audience: AUDIENCE, push: { authorization: AUTHORIZATION } }],
+    });
     const app = EXPRESS_VERSIONS[0][1]();
     app.use('/events', events.router());
     app.get('/events/other', (_req, res) => {
@@ -264,4 +331,3 @@ describe('events.router() on other methods and paths', () => {
     }
   });
 });
-

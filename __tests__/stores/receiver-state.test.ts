@@ -8,18 +8,25 @@ const redis = useRedisServer();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const states: Array<[string, () => { a: ReceiverState; b: ReceiverState }]> = [
-  ['memory (one process)', () => {
-    const state = createMemoryReceiverState();
-    return { a: state, b: state };
-  }],
-  ...(['redis', 'ioredis'] as const).map((kind) => [
-    `Redis on a ${kind} client, shared by two stores`,
+  [
+    'memory (one process)',
     () => {
-      const prefix = `r${randomUUID().slice(0, 8)}:`;
-      const store = (k: 'redis' | 'ioredis'): RedisStore => appRedisStore(k, redis.server.url, redis.cleanups, { prefix, timeout: '500ms' });
-      return { a: store(kind).receiverState(), b: store(kind === 'redis' ? 'ioredis' : 'redis').receiverState() };
+      const state = createMemoryReceiverState();
+      return { a: state, b: state };
     },
-  ] as [string, () => { a: ReceiverState; b: ReceiverState }]),
+  ],
+  ...(['redis', 'ioredis'] as const).map(
+    (kind) =>
+      [
+        `Redis on a ${kind} client, shared by two stores`,
+        () => {
+          const prefix = `r${randomUUID().slice(0, 8)}:`;
+          const store = (k: 'redis' | 'ioredis'): RedisStore =>
+            appRedisStore(k, redis.server.url, redis.cleanups, { prefix, timeout: '500ms' });
+          return { a: store(kind).receiverState(), b: store(kind === 'redis' ? 'ioredis' : 'redis').receiverState() };
+        },
+      ] as [string, () => { a: ReceiverState; b: ReceiverState }],
+  ),
 ];
 
 describe.each(states)('the receiver state in %s', (_name, make) => {

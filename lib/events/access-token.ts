@@ -85,7 +85,10 @@ export function transmitterToken(
     if (issued === undefined || issued.tokenType.toLowerCase() !== 'bearer')
       throw new TokenAuthError('verification_unavailable', { reason: 'ssf-token-answer', retryAfter: 5 });
     const life = issued.expiresIn ?? UNNAMED_LIFETIME;
-    held = { token: issued.accessToken, until: options.clock() + Math.max(1, life - Math.min(EXPIRY_MARGIN, life / 2)) };
+    held = {
+      token: issued.accessToken,
+      until: options.clock() + Math.max(1, life - Math.min(EXPIRY_MARGIN, life / 2)),
+    };
     return issued.accessToken;
   }
 

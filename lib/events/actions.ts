@@ -35,10 +35,7 @@ export interface SecurityEvent {
  * rule for its session, else a subject rule), `'ignore'`, or a function answering the rules to store (none: `[]`).
  */
 export type EventAction =
-  | 'subject'
-  | 'session'
-  | 'ignore'
-  | ((event: SecurityEvent) => RuleRequest[] | Promise<RuleRequest[]>);
+  'subject' | 'session' | 'ignore' | ((event: SecurityEvent) => RuleRequest[] | Promise<RuleRequest[]>);
 
 /** What the receiver does with one event. */
 export type Decision =

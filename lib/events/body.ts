@@ -21,7 +21,8 @@ export function readBody(req: Request, maxBytes: number, timeoutMs: number, fiel
     if (Buffer.isBuffer(body)) return Promise.resolve({ text: body.toString('utf8') });
     // An object a form parser made: only the one field is read back, as a form of its own.
     const value = field === undefined ? undefined : (body as Record<string, unknown> | null)?.[field];
-    if (typeof value === 'string') return Promise.resolve({ text: new URLSearchParams({ [field as string]: value }).toString() });
+    if (typeof value === 'string')
+      return Promise.resolve({ text: new URLSearchParams({ [field as string]: value }).toString() });
     return Promise.resolve({ failure: 'unreadable' });
   }
   const declared = Number(req.headers['content-length'] ?? NaN);

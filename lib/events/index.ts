@@ -64,7 +64,10 @@ function tokenIssuers(context: SecurityEventsContext): { names(iss: string): boo
   const { issuer } = context.rules;
   if (context.discoveryBases !== undefined) {
     const bases = context.discoveryBases.map(withoutTrailingSlash);
-    return { names: (iss) => bases.includes(withoutTrailingSlash(iss)), only: bases.length === 1 ? bases[0] : undefined };
+    return {
+      names: (iss) => bases.includes(withoutTrailingSlash(iss)),
+      only: bases.length === 1 ? bases[0] : undefined,
+    };
   }
   if (issuer === false) return { names: () => true, only: undefined };
   return { names: (iss) => issuer.names(iss), only: issuer.issuers.length === 1 ? issuer.issuers[0] : undefined };
@@ -75,20 +78,35 @@ export function createSecurityEvents(input: unknown, context: SecurityEventsCont
   const options = resolveSecurityEvents(input, context.allowInsecureHttp);
   const store = context.revocation;
   if (store === undefined)
-    optionError('revocation', 'securityEvents() needs option "revocation": the store its rules go to (createRedisStore, createMemoryRevocationStore)');
+    optionError(
+      'revocation',
+      'securityEvents() needs option "revocation": the store its rules go to (createRedisStore, createMemoryRevocationStore)',
+    );
   if (!isRuleStore(store))
-    optionError('revocation', 'securityEvents() needs a revocation store with subject and session rules (revokeSubject, revokeSession)');
+    optionError(
+      'revocation',
+      'securityEvents() needs a revocation store with subject and session rules (revokeSubject, revokeSession)',
+    );
   const { maxLifetime, clockTolerance } = context.rules;
   if (maxLifetime === undefined)
-    optionError('maxLifetime', 'securityEvents() needs option "maxLifetime": a rule must outlive every token it refuses (docs/continuous-access.md)');
+    optionError(
+      'maxLifetime',
+      'securityEvents() needs option "maxLifetime": a rule must outlive every token it refuses (docs/continuous-access.md)',
+    );
   const issuers = tokenIssuers(context);
   let logout: LogoutSource | undefined;
   if (options.backchannelLogout !== undefined) {
     const { issuer, clientId } = options.backchannelLogout;
     if (context.keys === undefined || logoutAlgorithms(context.keys).size === 0)
-      optionError('backchannelLogout', 'backchannelLogout needs the issuer\'s public keys (issuerBaseURL, key.jwksUri or key.publicKey) to verify logout tokens');
+      optionError(
+        'backchannelLogout',
+        "backchannelLogout needs the issuer's public keys (issuerBaseURL, key.jwksUri or key.publicKey) to verify logout tokens",
+      );
     if (!issuers.names(issuer))
-      optionError('backchannelLogout.issuer', `option "backchannelLogout.issuer" must be one of this TokenAuth's issuers: ${JSON.stringify(issuer)} is not`);
+      optionError(
+        'backchannelLogout.issuer',
+        `option "backchannelLogout.issuer" must be one of this TokenAuth's issuers: ${JSON.stringify(issuer)} is not`,
+      );
     logout = { issuer, clientId, keys: context.keys };
   }
 
@@ -160,7 +178,8 @@ export function securityEventsOf(
       const events = createSecurityEvents(options, {
         revocation: resolved.revocation,
         rules: resolved.rules,
-        discoveryBases: resolved.source.form === 'discovery' ? resolved.source.issuers.map((issuer) => issuer.base) : undefined,
+        discoveryBases:
+          resolved.source.form === 'discovery' ? resolved.source.issuers.map((issuer) => issuer.base) : undefined,
         keys: source.kind === 'jws' ? source : undefined,
         clock: resolved.clock,
         allowInsecureHttp: resolved.allowInsecureHttp,

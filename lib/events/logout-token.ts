@@ -41,7 +41,8 @@ export interface VerifiedLogout {
 }
 
 const refuse = (reason: string) => new SetRefusal('invalid_request', reason);
-const isText = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= MAX_TEXT;
+const isText = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= MAX_TEXT;
 
 /** The asymmetric algorithms of this TokenAuth's keys: a logout token is never verified with a shared secret. */
 export function logoutAlgorithms(keys: SigningKeySource): ReadonlySet<string> {
@@ -97,7 +98,8 @@ export async function readLogoutToken(text: string, source: LogoutSource, now: n
     if (err instanceof TokenAuthError && err.code === 'verification_unavailable') throw err;
     throw refuse('logout-key');
   }
-  if (!keys.some((key) => verifyJws(text, decoded.signedEnd, decoded.header.alg, key))) throw refuse('logout-signature');
+  if (!keys.some((key) => verifyJws(text, decoded.signedEnd, decoded.header.alg, key)))
+    throw refuse('logout-signature');
   const { iat, exp, jti, sid, sub } = claims;
   const rule: RuleRequest =
     sid !== undefined

@@ -71,8 +71,16 @@ export async function fetchSsfMetadata(
   return {
     issuer: document.issuer,
     jwksUri,
-    configurationEndpoint: optionalUrl(document.configuration_endpoint, 'configuration_endpoint', request.allowInsecureHttp),
-    verificationEndpoint: optionalUrl(document.verification_endpoint, 'verification_endpoint', request.allowInsecureHttp),
+    configurationEndpoint: optionalUrl(
+      document.configuration_endpoint,
+      'configuration_endpoint',
+      request.allowInsecureHttp,
+    ),
+    verificationEndpoint: optionalUrl(
+      document.verification_endpoint,
+      'verification_endpoint',
+      request.allowInsecureHttp,
+    ),
     deliveryMethods: list(document.delivery_methods_supported),
     criticalSubjectMembers: list(document.critical_subject_members),
   };
@@ -98,7 +106,11 @@ export function transmitterMetadata(
   let held: { metadata: SsfMetadata; at: number } | undefined;
   let reading: Promise<SsfMetadata> | undefined;
   const read = (deadline: number) => {
-    reading ??= fetchSsfMetadata(issuer, { deadline, signal: closing.signal, allowInsecureHttp: options.allowInsecureHttp })
+    reading ??= fetchSsfMetadata(issuer, {
+      deadline,
+      signal: closing.signal,
+      allowInsecureHttp: options.allowInsecureHttp,
+    })
       .then((metadata) => {
         held = { metadata, at: options.clock() };
         return metadata;

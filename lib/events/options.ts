@@ -81,7 +81,10 @@ function resolveSubjects(value: unknown): ReadonlyMap<string, string> {
         `option "subjects.${format}" must be 'sub': the revocation rules match a token's sub claim, so map a format whose value your tokens carry as sub`,
       );
     if (format === 'iss_sub' || format === 'complex' || format === 'aliases')
-      optionError(`subjects.${format}`, `option "subjects" maps simple formats (email, opaque, phone_number, …); ${format} is read as it is`);
+      optionError(
+        `subjects.${format}`,
+        `option "subjects" maps simple formats (email, opaque, phone_number, …); ${format} is read as it is`,
+      );
     subjects.set(format, claim);
   }
   return subjects;
@@ -107,7 +110,10 @@ export function resolveSecurityEvents(input: unknown, allowInsecureHttp: boolean
   const transmitters = list.map((value, index) => resolveTransmitter(value, index, allowInsecureHttp));
   transmitters.forEach((transmitter, index) => {
     if (transmitters.findIndex((other) => other.issuer === transmitter.issuer) !== index)
-      optionError(`transmitters[${index}].issuer`, `transmitter ${JSON.stringify(transmitter.issuer)} is configured twice`);
+      optionError(
+        `transmitters[${index}].issuer`,
+        `transmitter ${JSON.stringify(transmitter.issuer)} is configured twice`,
+      );
   });
   const backchannelLogout = resolveLogout(input.backchannelLogout);
   if (transmitters.length === 0 && backchannelLogout === undefined)

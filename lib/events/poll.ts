@@ -59,8 +59,9 @@ export function createPollLoop(config: PollConfig) {
   let stopped = false;
   const waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
   const settle = (err?: TokenAuthError) => {
-    for (const waiter of waiters.splice(0)) if (err === undefined) waiter.resolve();
-    else waiter.reject(err);
+    for (const waiter of waiters.splice(0))
+      if (err === undefined) waiter.resolve();
+      else waiter.reject(err);
   };
 
   /** One request: the acknowledgements due, and up to MAX_EVENTS_PER_POLL SETs back. */
@@ -141,7 +142,8 @@ export function createPollLoop(config: PollConfig) {
       const backoff = Math.min(MAX_BACKOFF, config.interval * 2 ** Math.min(state.failures, 16));
       // The transmitter's own wait (a 429's or a 503's Retry-After) is honoured; no wait of ours is added to it.
       const counted = countedAs(failure);
-      const asked = counted?.kind === 'throttle' ? counted.wait : counted?.kind === 'outage' ? counted.demand : undefined;
+      const asked =
+        counted?.kind === 'throttle' ? counted.wait : counted?.kind === 'outage' ? counted.demand : undefined;
       return Math.max(backoff, Math.min(asked ?? 0, MAX_BACKOFF));
     }
   }

@@ -44,7 +44,8 @@ function failed(err: unknown): Outcome {
       status: 'unavailable',
       error: new TokenAuthError('verification_unavailable', { reason: 'action-failed', retryAfter: 30, cause: err }),
     };
-  if (err instanceof TokenAuthError && err.code === 'verification_unavailable') return { status: 'unavailable', error: err };
+  if (err instanceof TokenAuthError && err.code === 'verification_unavailable')
+    return { status: 'unavailable', error: err };
   return { status: 'unavailable', error: storeFailure(err) };
 }
 

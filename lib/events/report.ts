@@ -6,14 +6,7 @@ import type { SetErrorCode } from './set';
 
 /** An event handled and answered 202 / acknowledged, and what it did. */
 export type AcceptedOutcome =
-  | 'applied'
-  | 'no-rule'
-  | 'ignored'
-  | 'subject-unmapped'
-  | 'replayed'
-  | 'verified'
-  | 'verification'
-  | 'stream-updated';
+  'applied' | 'no-rule' | 'ignored' | 'subject-unmapped' | 'replayed' | 'verified' | 'verification' | 'stream-updated';
 
 /** What became of one SET or logout token. */
 export type Outcome = { eventType?: string; subjectFormat?: string } & (

@@ -63,7 +63,11 @@ export async function storeRules(store: RuleStore, rules: readonly RuleRequest[]
         case 'subject':
           return store.revokeSubject({ iss: request.iss, sub: request.sub }, { before: Math.floor(request.before) });
         case 'session': {
-          const session = { iss: request.iss, sid: request.sid, ...(request.sub === undefined ? {} : { sub: request.sub }) };
+          const session = {
+            iss: request.iss,
+            sid: request.sid,
+            ...(request.sub === undefined ? {} : { sub: request.sub }),
+          };
           return store.revokeSession(session, { before: Math.floor(request.before) });
         }
         default:

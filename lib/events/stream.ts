@@ -60,7 +60,15 @@ export function createStreamManager(context: StreamContext) {
     if (context.token === undefined) throw failed('ssf-stream-no-credentials');
     return callTransmitter(
       context.token,
-      { url, method, body, kind: 'ssf', timeoutMs: CALL_TIMEOUT_MS, maxBytes: MAX_STREAM_BYTES, signal: context.signal },
+      {
+        url,
+        method,
+        body,
+        kind: 'ssf',
+        timeoutMs: CALL_TIMEOUT_MS,
+        maxBytes: MAX_STREAM_BYTES,
+        signal: context.signal,
+      },
       'ssf-stream',
     );
   };
@@ -79,7 +87,10 @@ export function createStreamManager(context: StreamContext) {
   const fits = (stream: Record<string, unknown>) => {
     const given = isObject(stream.delivery) ? stream.delivery : {};
     if (given.method !== delivery().method) return false;
-    return !push || (given.endpoint_url === delivery().endpoint_url && given.authorization_header === transmitter.push?.authorization);
+    return (
+      !push ||
+      (given.endpoint_url === delivery().endpoint_url && given.authorization_header === transmitter.push?.authorization)
+    );
   };
 
   /** A stream configuration checked (SSF 1.0 §8.1.1.1: its `iss` is the transmitter's; its `aud` names us). */
@@ -88,7 +99,11 @@ export function createStreamManager(context: StreamContext) {
       throw failed('ssf-stream-answer');
     if (value.iss !== undefined && value.iss !== transmitter.issuer) throw failed('ssf-stream-issuer');
     const aud = value.aud;
-    if (aud !== undefined && aud !== transmitter.audience && !(Array.isArray(aud) && aud.includes(transmitter.audience)))
+    if (
+      aud !== undefined &&
+      aud !== transmitter.audience &&
+      !(Array.isArray(aud) && aud.includes(transmitter.audience))
+    )
       throw failed('ssf-stream-audience', `the stream's aud does not name ${JSON.stringify(transmitter.audience)}`);
     return value;
   }

@@ -140,8 +140,7 @@ export function sessionOf(
   naming: SubjectNaming,
   simpleIsSession = false,
 ): NamedSession | undefined {
-  const session =
-    subject.format === 'complex' ? member(subject, 'session') : simpleIsSession ? subject : undefined;
+  const session = subject.format === 'complex' ? member(subject, 'session') : simpleIsSession ? subject : undefined;
   const id = session === undefined ? undefined : sessionId(session);
   if (id === undefined) return undefined;
   const user = userOf(subject, naming);

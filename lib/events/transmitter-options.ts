@@ -114,7 +114,9 @@ function resolveClient(value: Record<string, unknown>, path: string, allowInsecu
     auth: resolveClientAuth(value, path),
     scope: scope as string | undefined,
     tokenEndpoint:
-      tokenEndpoint === undefined ? undefined : checkRemoteUrl(tokenEndpoint, `${path}.tokenEndpoint`, allowInsecureHttp),
+      tokenEndpoint === undefined
+        ? undefined
+        : checkRemoteUrl(tokenEndpoint, `${path}.tokenEndpoint`, allowInsecureHttp),
   };
 }
 
@@ -128,7 +130,8 @@ function resolveStream(value: unknown, path: string, allowInsecureHttp: boolean)
   return {
     client: resolveClient(stream, path, allowInsecureHttp),
     events: [...((events as string[] | undefined) ?? ACTED_ON_EVENTS)],
-    endpointUrl: endpointUrl === undefined ? undefined : checkRemoteUrl(endpointUrl, `${path}.endpointUrl`, allowInsecureHttp),
+    endpointUrl:
+      endpointUrl === undefined ? undefined : checkRemoteUrl(endpointUrl, `${path}.endpointUrl`, allowInsecureHttp),
     timeout: positiveDuration(stream.timeout, `${path}.timeout`, 30),
     ...(description === undefined ? {} : { description: description as string }),
   };
@@ -149,7 +152,8 @@ function resolvePoll(
       `option "${path}.clientId" is required: polling authenticates with an access token from the transmitter (SSF 1.0 §7.1.1)`,
     );
   return {
-    endpoint: poll.endpoint === undefined ? undefined : checkRemoteUrl(poll.endpoint, `${path}.endpoint`, allowInsecureHttp),
+    endpoint:
+      poll.endpoint === undefined ? undefined : checkRemoteUrl(poll.endpoint, `${path}.endpoint`, allowInsecureHttp),
     interval: positiveDuration(poll.interval, `${path}.interval`, 5),
     timeout: positiveDuration(poll.timeout, `${path}.timeout`, 10),
     client: hasClient ? resolveClient(poll, path, allowInsecureHttp) : (stream as NonNullable<typeof stream>).client,
@@ -164,9 +168,16 @@ export function resolveTransmitter(value: unknown, index: number, allowInsecureH
   checkRemoteUrl(options.issuer, `${path}.issuer`, allowInsecureHttp);
   // As given: SSF 1.0 §7.2 holds the SETs' iss and the metadata's issuer to be identical to it.
   const issuer = options.issuer as string;
-  const audience = textAt(options.audience, `${path}.audience`, "the SETs' aud: how the transmitter names this receiver");
+  const audience = textAt(
+    options.audience,
+    `${path}.audience`,
+    "the SETs' aud: how the transmitter names this receiver",
+  );
   if (options.push !== undefined && options.poll !== undefined)
-    optionError(`${path}.poll`, `options "${path}.push" and "${path}.poll" exclude each other: a stream has one delivery method`);
+    optionError(
+      `${path}.poll`,
+      `options "${path}.push" and "${path}.poll" exclude each other: a stream has one delivery method`,
+    );
   if (options.push === undefined && options.poll === undefined)
     optionError(`${path}.push`, `option "${path}" needs "push" (RFC 8935) or "poll" (RFC 8936)`);
   let push: ResolvedTransmitter['push'];
@@ -180,12 +191,14 @@ export function resolveTransmitter(value: unknown, index: number, allowInsecureH
       );
     push = { authorization: given.authorization };
   }
-  const stream = options.stream === undefined ? undefined : resolveStream(options.stream, `${path}.stream`, allowInsecureHttp);
+  const stream =
+    options.stream === undefined ? undefined : resolveStream(options.stream, `${path}.stream`, allowInsecureHttp);
   if (stream !== undefined && push !== undefined && stream.endpointUrl === undefined)
     optionError(
       `${path}.stream.endpointUrl`,
       `option "${path}.stream.endpointUrl" is required with push: the public URL of events.router(), where the transmitter will POST`,
     );
-  const poll = options.poll === undefined ? undefined : resolvePoll(options.poll, `${path}.poll`, stream, allowInsecureHttp);
+  const poll =
+    options.poll === undefined ? undefined : resolvePoll(options.poll, `${path}.poll`, stream, allowInsecureHttp);
   return { path, issuer, audience, delivery: push === undefined ? 'poll' : 'push', push, poll, stream };
 }

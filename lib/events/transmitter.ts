@@ -50,11 +50,26 @@ export function createTransmitter(config: ResolvedTransmitter, context: Transmit
     named: `${config.path}.issuer`,
   });
   const tokenOf = (client: NonNullable<ResolvedTransmitter['stream']>['client']): TransmitterToken =>
-    transmitterToken(config.issuer, client, { clock, allowInsecureHttp: context.allowInsecureHttp, signal: closing.signal });
+    transmitterToken(config.issuer, client, {
+      clock,
+      allowInsecureHttp: context.allowInsecureHttp,
+      signal: closing.signal,
+    });
   const streamToken = config.stream === undefined ? undefined : tokenOf(config.stream.client);
   const pollToken =
-    config.poll === undefined ? undefined : config.poll.client === config.stream?.client ? streamToken : tokenOf(config.poll.client);
-  const stream = createStreamManager({ transmitter: config, metadata, token: streamToken, state, key, signal: closing.signal });
+    config.poll === undefined
+      ? undefined
+      : config.poll.client === config.stream?.client
+        ? streamToken
+        : tokenOf(config.poll.client);
+  const stream = createStreamManager({
+    transmitter: config,
+    metadata,
+    token: streamToken,
+    state,
+    key,
+    signal: closing.signal,
+  });
   const book = new EventBook();
 
   const source: TransmitterSource = {
