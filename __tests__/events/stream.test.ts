@@ -17,6 +17,8 @@ const AUDIENCE = 'https://api.example.test';
 
 interface Setup {
   transmitter: SsfTransmitter;
+  /** What the TokenAuth's onError got. */
+  reports: TokenAuthError[];
   auth: TokenAuth;
   events: SecurityEvents;
   app: Listening;
@@ -35,7 +37,9 @@ async function setUp(
   let router: express.RequestHandler = (_req, _res, next) => next();
   server.use('/security-events', (req, res, next) => router(req, res, next));
   const app = await listen(server);
+  const reports: TokenAuthError[] = [];
   const auth = createTokenAuth({
+    onError: (err) => reports.push(err),
     key: { secret: SECRET },
     issuer: transmitter.issuer,
     audience: 'api',
@@ -60,6 +64,7 @@ async function setUp(
   router = events.router();
   return {
     transmitter,
+    reports,
     auth,
     events,
     app,
@@ -176,6 +181,7 @@ describe('stream management', () => {
       );
       expect(updated?.status).toBe(202);
       expect(setup.events.stats().transmitters[0].stream).toMatchObject({ status: 'paused', verified: true });
+      expect(setup.reports.map((err) => err.reason)).toContain('ssf-stream-paused');
     } finally {
       await setup.close();
     }

@@ -78,7 +78,18 @@ export function createTransmitter(config: ResolvedTransmitter, context: Transmit
     keys: metadata.keys,
     criticalMembers: () => metadata.held()?.criticalSubjectMembers ?? [],
     verification: (given) => stream.verification(given),
-    streamUpdated: (status) => stream.streamUpdated(status),
+    streamUpdated(status) {
+      stream.streamUpdated(status);
+      // A stream the transmitter paused or disabled delivers nothing: worth a look (SSF 1.0 §8.1.5).
+      if (status === 'paused' || status === 'disabled')
+        context.report(
+          new TokenAuthError('verification_unavailable', {
+            reason: `ssf-stream-${status}`,
+            retryAfter: 60,
+            hint: `${config.issuer} ${status} the stream: no security events arrive until it is enabled again`,
+          }),
+        );
+    },
   };
   const receive = async (text: string, via: 'push' | 'poll') => {
     const outcome = await receiveSet(text, source, receiveContext);
