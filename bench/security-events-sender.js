@@ -2,9 +2,15 @@
 /**
  * Child process of bench/security-events.js: POSTs the bodies it is sent (each with its Authorization value) to one
  * URL as application/secevent+jwt, `concurrency` at a time, so that the sender's CPU is not counted in the
- * receiver's; answers with the count of each status.
+ * receiver's; says when it has them, starts when told, and answers with the count of each status.
  */
-process.once('message', async ({ url, items, concurrency }) => {
+process.once('message', ({ url, items, concurrency }) => {
+  // Loaded: the parent starts counting its CPU, then says go (the bodies' transfer is not counted).
+  process.send({ loaded: true });
+  process.once('message', () => void run(url, items, concurrency));
+});
+
+async function run(url, items, concurrency) {
   const statuses = {};
   let next = 0;
   async function worker() {
@@ -21,4 +27,4 @@ process.once('message', async ({ url, items, concurrency }) => {
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
   process.send({ statuses }, () => process.exit(0));
-});
+}
