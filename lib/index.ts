@@ -86,3 +86,22 @@ export type { DiscoveryOptions } from './keys/discovery-options';
 export type { TenantsOption } from './token/issuer';
 export type { FleetStats } from './verify/stats';
 export { VERIFY_CHANNEL, type VerifyTrace, type FetchEvent, type FetchKind } from './observe/diagnostics';
+export type {
+  SecurityEvents,
+  SecurityEventsOptions,
+  SecurityEventsStats,
+  BackchannelLogoutOptions,
+  TransmitterStats,
+} from './events';
+export type {
+  TransmitterOptions,
+  PushOptions,
+  PollOptions,
+  StreamOptions,
+  TransmitterClientOptions,
+} from './events/transmitter-options';
+export type { SecurityEvent, EventAction } from './events/actions';
+export type { RuleRequest } from './events/rules';
+export type { EventCounts } from './events/report';
+export type { ReceiverState } from './events/state';
+export { SECURITY_EVENT_CHANNEL, type SecurityEventMessage } from './observe/security-events';

@@ -23,7 +23,15 @@ export interface TokenAuthInstrumentation {
 }
 
 const SCOPE = 'express-verified-user';
-const FETCH_KINDS: readonly FetchKind[] = ['key', 'discovery', 'upstream', 'introspection', 'exchange'];
+const FETCH_KINDS: readonly FetchKind[] = [
+  'key',
+  'discovery',
+  'upstream',
+  'introspection',
+  'exchange',
+  'ssf',
+  'ssf-poll',
+];
 
 /** Longest token-supplied string put on a span: a refused token's `iss` is the sender's choice. */
 const MAX_ATTRIBUTE = 256;
@@ -71,7 +79,7 @@ export function instrumentTokenAuth(options: OtelOptions = {}): TokenAuthInstrum
     unit: 'ms',
   });
   const fetchDuration = meter.createHistogram('express_verified_user.fetch.duration', {
-    description: 'Time of a remote fetch (keys, discovery, upstream, introspection, exchange)',
+    description: 'Time of a remote fetch (keys, discovery, upstream, introspection, exchange, security events)',
     unit: 'ms',
   });
 

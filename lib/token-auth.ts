@@ -33,6 +33,7 @@ import type { ExchangeTarget } from './remote/exchange-target';
 import { isDiscoverySource } from './keys/discovery';
 import { actorsOf, type Actor } from './token/actors';
 import { fromVariable, optionsFromEnv } from './config/environment';
+import { securityEventsOf, type SecurityEvents, type SecurityEventsOptions } from './events';
 
 /**
  * One configured verifier with its Express middleware. `C` is what its claims mode guarantees (`VerifiedClaims`
@@ -81,6 +82,12 @@ export interface TokenAuth<C extends RegisteredClaims = RegisteredClaims> {
    * OptionError (a TypeError) without option `tokenExchange` or for a malformed target.
    */
   exchange(reqOrToken: Request | string, target: ExchangeTarget): Promise<ExchangedToken>;
+  /**
+   * Receive what the identity provider says later (docs/continuous-access.md): SSF transmitters' SETs (CAEP, RISC)
+   * by push or poll, and Back-Channel Logout tokens, stored as rules in the `revocation` store that every instance
+   * checks. Every option is checked now: an OptionError (also without `revocation` or `maxLifetime`).
+   */
+  securityEvents(options: SecurityEventsOptions): SecurityEvents;
   /** The `act` chain of verified claims (RFC 8693 §4.1), outermost actor first; `[]` when there is none. */
   actorsOf(claims: Readonly<Record<string, unknown>>): Actor[];
   /** Counters of the result cache (and, when in use, the breaker's state and the revocation list's). */
@@ -136,6 +143,7 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
         });
   const scopeReader = resolved.claims.scopesOf;
   const requirements = requirementParser(resolved.valueSources);
+  const events = securityEventsOf(resolved, keys, (err) => auth.report(err, undefined));
 
   const tokenAuth: TokenAuth<C> = {
     requireVerifiedUser: acceptUncalled(
@@ -179,9 +187,11 @@ export function createTokenAuth<M extends ClaimsMode | undefined = undefined, D 
     }),
     ready: () => readiness.ready(),
     exchange: (reqOrToken, target) => exchangeVerified(auth, exchanger, reqOrToken, target),
+    securityEvents: (eventOptions) => events.create(eventOptions),
     actorsOf,
     stats: () => fleetStats(verifier.stats(), remote, auth.revocation),
     close() {
+      events.close();
       readiness.close();
       exchanger?.close();
       source.close();

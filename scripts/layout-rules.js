@@ -12,6 +12,7 @@ const FOLDER_ORDER = [
   'edge',
   'testing',
   'stores',
+  'events',
   'http',
   'config',
   'authorize',

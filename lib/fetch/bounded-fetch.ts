@@ -32,7 +32,7 @@ export interface BoundedAnswer {
 
 /** What a transport is given to send: fetchBounded's request, its redirects refused, ended by `signal`. */
 export interface TransportInit {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH';
   readonly headers: Record<string, string>;
   readonly body: string | undefined;
   readonly signal: AbortSignal;
@@ -54,8 +54,10 @@ export interface BoundedFetchOptions {
   signal: AbortSignal;
   /** What the fetch is for, naming its diagnostics channel (lib/observe/diagnostics.ts); `key` when not given. */
   kind?: FetchKind;
-  /** A form body: the call is then a POST of it (`application/x-www-form-urlencoded`, set by the caller). */
+  /** A body (a form, or JSON: its Content-Type set by the caller): the call is then a POST of it. */
   body?: string;
+  /** The method of a call with a body, when not POST (SSF 1.0 §8.1.1.3 updates a stream with PATCH). */
+  method?: 'PATCH';
   /** Read the body of any status too, within `maxBytes` (an OAuth error's JSON, RFC 6749 §5.2); default: 200 only. */
   readErrorBody?: boolean;
   /** How the request is sent (default: global fetch, redirects refused); its answer is bounded the same. */
@@ -117,7 +119,7 @@ async function fetchOnce(url: string, options: BoundedFetchOptions): Promise<Bou
   stopped.catch(() => undefined);
 
   try {
-    const method = options.body === undefined ? 'GET' : 'POST';
+    const method = options.body === undefined ? 'GET' : (options.method ?? 'POST');
     const request = (options.transport ?? fetchTransport)(url, {
       method,
       headers: options.headers,

@@ -1,7 +1,7 @@
 // One authorization server's metadata (OpenID Connect Discovery, then RFC 8414): fetched within a deadline, its
 // issuer held to the base it was asked under (RFC 8414 §3.3, and issuer templates as docs/enterprise.md says) and to
 // `tenants`, its jwks_uri checked. keys/discovery.ts decides when to fetch it.
-import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
+import { fetchWellKnown } from '../fetch/well-known';
 import { checkRemoteUrl, withoutTrailingSlash } from '../fetch/remote-url';
 import { isObject } from '../base/values';
 import { isIssuerTemplate, isTenantId, templateSegment, type TenantRule } from '../token/issuer';
@@ -111,30 +111,14 @@ export function tenantsFault(
 /** Fetch and check one server's metadata; rejects with a DiscoveryError (or a WrongDocumentError) saying why. */
 export async function fetchMetadata(issuer: IssuerBase, request: MetadataRequest): Promise<DiscoveredMetadata> {
   const urls = metadataUrls(issuer.url);
-  const get = async (url: string): Promise<{ status: number; text: string }> => {
-    const left = request.deadline - Date.now();
-    if (left <= 0) throw new DiscoveryError('discovery-timeout');
-    try {
-      return await fetchBounded(url, {
-        headers: { Accept: 'application/json' },
-        timeoutMs: left,
-        maxBytes: MAX_METADATA_BYTES,
-        signal: request.signal,
-        kind: 'discovery',
-      });
-    } catch (err) {
-      throw new DiscoveryError(err instanceof RemoteFetchError ? `discovery-${err.failure}` : 'discovery-network', err);
-    }
-  };
-  let answer = await get(urls.openid);
-  if (answer.status === 404) answer = await get(urls.oauth);
-  if (answer.status !== 200) throw new DiscoveryError(`discovery-status-${answer.status}`);
-  let document: unknown;
-  try {
-    document = JSON.parse(answer.text);
-  } catch {
-    throw new DiscoveryError('discovery-json');
-  }
+  const { document } = await fetchWellKnown([urls.openid, urls.oauth], {
+    deadline: request.deadline,
+    signal: request.signal,
+    kind: 'discovery',
+    maxBytes: MAX_METADATA_BYTES,
+    prefix: 'discovery',
+    fail: (reason, cause) => new DiscoveryError(reason, cause),
+  });
   if (!isObject(document) || typeof document.issuer !== 'string')
     throw jwksInsteadOfMetadata(document) ?? new DiscoveryError('discovery-issuer');
   checkIssuer(document.issuer, issuer);

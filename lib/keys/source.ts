@@ -70,3 +70,17 @@ export interface DiscoveredIssuers {
   /** True when every issuer was discovered; false while a configured base URL stands in for one. */
   readonly final: boolean;
 }
+
+/**
+ * The keys `source` offers for a header, as a list (one key, or a header's few candidates), for readers outside the
+ * verifier (signed introspection answers, security event tokens, logout tokens). Rejects as `keyFor` does: an
+ * `invalid_token` TokenAuthError when no key fits, `verification_unavailable` when keys cannot be had now.
+ */
+export async function keysForHeader(
+  source: SigningKeySource,
+  header: JwsHeader,
+  payload: Readonly<Record<string, unknown>>,
+): Promise<readonly KeyObject[]> {
+  const choice = await source.keyFor(header, payload);
+  return Array.isArray(choice) ? (choice as KeyCandidates) : [choice as KeyObject];
+}

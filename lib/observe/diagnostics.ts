@@ -8,7 +8,7 @@ import { type MaybePromise } from '../base/values';
 export const VERIFY_CHANNEL = 'express-verified-user:verify';
 
 /** What a remote fetch was for; each kind has its own channel, `express-verified-user:fetch:<kind>`. */
-export type FetchKind = 'key' | 'discovery' | 'upstream' | 'introspection' | 'exchange';
+export type FetchKind = 'key' | 'discovery' | 'upstream' | 'introspection' | 'exchange' | 'ssf' | 'ssf-poll';
 
 /**
  * The context object published on the verify channel. It never holds the token, its signature or its claims:
@@ -60,6 +60,9 @@ const fetchChannels: Readonly<Record<FetchKind, diagnostics.Channel>> = {
   upstream: diagnostics.channel('express-verified-user:fetch:upstream'),
   introspection: diagnostics.channel('express-verified-user:fetch:introspection'),
   exchange: diagnostics.channel('express-verified-user:fetch:exchange'),
+  // A security event transmitter (docs/continuous-access.md): its metadata, token and stream calls, and each poll.
+  ssf: diagnostics.channel('express-verified-user:fetch:ssf'),
+  'ssf-poll': diagnostics.channel('express-verified-user:fetch:ssf-poll'),
 };
 
 /** Node 20's TracingChannel may lack `hasSubscribers`: then any of its five channels decides. */

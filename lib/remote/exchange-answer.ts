@@ -68,25 +68,33 @@ function secondsOf(value: unknown): number | undefined {
   return undefined;
 }
 
-function issued(text: string, target: NormalTarget): ExchangeVerdict {
+/**
+ * A token endpoint's success answer (RFC 6749 §5.1) read: `access_token` and `token_type` visible ASCII (they go
+ * into an Authorization header), `expires_in` and `scope` when given; undefined when it is no such answer. Token
+ * exchange and the client-credentials grant of the security event receiver read it alike.
+ */
+export function readTokenResponse(text: string): IssuedToken | undefined {
   const body = parsed(text);
   const token = body?.access_token;
   const type = body?.token_type;
-  if (body === undefined || typeof token !== 'string' || !VISIBLE.test(token)) return invalid();
-  if (typeof type !== 'string' || type.length > MAX_TOKEN_TYPE || !VISIBLE.test(type)) return invalid();
-  // RFC 8693 §2.2.1: `N_A` says the token is no access token: useless to a caller that asked for one.
-  if (target.requestedTokenType === ACCESS_TOKEN_TYPE && type.toUpperCase() === 'N_A') return invalid();
+  if (body === undefined || typeof token !== 'string' || !VISIBLE.test(token)) return undefined;
+  if (typeof type !== 'string' || type.length > MAX_TOKEN_TYPE || !VISIBLE.test(type)) return undefined;
   const scope = typeof body.scope === 'string' ? body.scope.split(' ').filter((s) => s !== '') : undefined;
   return {
-    kind: 'issued',
-    token: {
-      accessToken: token,
-      tokenType: type,
-      expiresIn: secondsOf(body.expires_in),
-      issuedTokenType: typeof body.issued_token_type === 'string' ? body.issued_token_type : undefined,
-      scope,
-    },
+    accessToken: token,
+    tokenType: type,
+    expiresIn: secondsOf(body.expires_in),
+    issuedTokenType: typeof body.issued_token_type === 'string' ? body.issued_token_type : undefined,
+    scope,
   };
+}
+
+function issued(text: string, target: NormalTarget): ExchangeVerdict {
+  const token = readTokenResponse(text);
+  if (token === undefined) return invalid();
+  // RFC 8693 §2.2.1: `N_A` says the token is no access token: useless to a caller that asked for one.
+  if (target.requestedTokenType === ACCESS_TOKEN_TYPE && token.tokenType.toUpperCase() === 'N_A') return invalid();
+  return { kind: 'issued', token };
 }
 
 /** The server's refusal of this request (RFC 8693 §2.2.2): `exchange_refused`, its `error` code as the reason. */

@@ -3,11 +3,11 @@
 import type { KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
 import { MAX_SERVER_TEXT, quotedValue } from '../base/printable';
-import { isObject, isThenable } from '../base/values';
+import { isObject } from '../base/values';
 import { aboutToken } from './answer-class';
 import { checkHeader, decodeJws, isJwsText, normalizeTyp, type DecodedJws } from '../jose/jws';
 import { verifyJws } from '../jose/signature';
-import type { SigningKeySource } from '../keys/source';
+import { keysForHeader, type SigningKeySource } from '../keys/source';
 
 /** RFC 9701 §4.1: the media type of a signed introspection answer, and its JWT `typ`. */
 export const INTROSPECTION_JWT_MEDIA_TYPE = 'application/token-introspection+jwt';
@@ -91,10 +91,8 @@ export async function readSignedAnswer(text: string, context: SignedAnswerContex
 
   let keys: readonly KeyObject[];
   try {
-    const found = context.keys.keyFor(decoded.header, claims);
-    const choice = isThenable(found) ? await found : found;
     // A key set with duplicate `kid`s answers its few candidates (keys/key-set.ts): any of them may have signed.
-    keys = Array.isArray(choice) ? (choice as readonly KeyObject[]) : [choice as KeyObject];
+    keys = await keysForHeader(context.keys, decoded.header, claims);
   } catch (err) {
     // The AS's keys are out of reach: say so; a key it does not publish is an answer we cannot believe.
     if (err instanceof TokenAuthError && err.code === 'verification_unavailable') throw err;

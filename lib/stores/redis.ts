@@ -17,6 +17,8 @@ import { redisRevocationList } from './revocation-list';
 import { REVOKE_SCRIPT, revocationArgs, revocationOf, revokeFailed, type RevocableClaims } from './revoke';
 import { ruleKeys, writeRules } from './revoke-rules';
 import { redisRules } from './rule-list';
+import type { ReceiverState } from '../events/state';
+import { redisReceiverState } from './receiver-state';
 
 /**
  * `express-verified-user/redis` (docs/fleet.md): the state a fleet shares, in the app's own Redis. One store serves the
@@ -31,6 +33,7 @@ import { redisRules } from './rule-list';
  *   `…:count` and `…:seconds` counting them all: one Cluster slot, so that one script claims and counts.
  * - `{prefix}verdict:{<sha256 hex>}`: one key per token verdict, expiring with it; `…:lock` beside it, the
  *   token's single-flight lock (the braces are literal: a hash tag, so that both keys sit in one Cluster slot).
+ * - `{prefix}events:…`: the security event receiver's state (stores/receiver-state.ts), each key expiring.
  */
 
 export type { RedisClientLike } from './redis-client';
@@ -80,6 +83,11 @@ export interface RedisStore
   revoke(jti: string, exp: number): Promise<void>;
   /** Whether `revokeSubject` or `revokeSession` was called on this store object. */
   rulesWritten(): boolean;
+  /**
+   * The security event receiver's state for the fleet (`auth.securityEvents()`, docs/continuous-access.md): SET
+   * `jti`s seen, the lease of the one instance that polls and manages a stream, a stream's verification.
+   */
+  receiverState(): ReceiverState;
   /** Close the connections this store opened (pub/sub, its own commands; never the app's client), stop its timers. */
   close(): void;
 }
@@ -162,6 +170,7 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
     if (answer.state === 'full') throw answer.error;
     rules.note(entries);
   }
+  const receiverState = redisReceiverState(commands, prefix);
 
   return {
     follow: (report, options) => list.follow(report, options),
@@ -215,6 +224,8 @@ export function createRedisStore(client: RedisClientLike, opts: RedisStoreOption
       const kept = verdict === undefined ? [] : [verdict.value, millis(verdict.ttl)];
       await commands.script(RELEASE, [verdictKey(key), `${verdictKey(key)}:lock`], [owner, ...kept]);
     },
+
+    receiverState: () => receiverState,
 
     close() {
       list.close();
