@@ -8,6 +8,7 @@ import { acceptedList } from '../token/issuer';
 import type { ResolvedOptions } from './options';
 import { describeConfiguration, quote, seconds, type Described, type Hint } from './refusal-context';
 import { dpopHint, REMOTE_HINTS, REMOTE_PREFIX_HINTS } from './remote-refusal-hints';
+import { EVENT_HINTS, EVENT_PREFIX_HINTS } from './event-hints';
 import { wanted, type RequirementOwner } from '../authorize/refusal';
 import type { ScopeRequirement } from '../token/scopes';
 
@@ -94,6 +95,7 @@ const ROUTE_REQUIREMENT_HINTS: Readonly<Record<string, Hint>> = {
 /** Hints by exact reason. */
 const BY_REASON: Readonly<Record<string, Hint>> = {
   ...REMOTE_HINTS,
+  ...EVENT_HINTS,
   'token-in-query': () =>
     'a token was seen in the query string (access_token=…), where it is never read: URLs end up in logs, browser history and Referer headers (RFC 6750 §2.3, §5.3); send it in the Authorization header, "Bearer <token>"',
   ...ROUTE_REQUIREMENT_HINTS,
@@ -181,6 +183,7 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
 /** Hints by the start of a reason, for reasons that carry a detail (`shape:providers`, `jwks-timeout`). */
 const BY_PREFIX: ReadonlyArray<readonly [string, Hint]> = [
   ...REMOTE_PREFIX_HINTS,
+  ...EVENT_PREFIX_HINTS,
   ['shape:', modeRefusal],
   ['at+jwt:', modeRefusal],
   [
