@@ -4,7 +4,7 @@
  * template. A token is accepted only as the template with its own lower-case `tid` put in, allowed by `tenants`.
  */
 import request from 'supertest';
-import { createTokenAuth, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
+import { createTokenAuth, type JwkSet, type TokenAuth, type TokenAuthError, type TokenAuthOptions } from '../../lib';
 import { appWith, EXPRESS_VERSIONS } from '../fixtures/express';
 import {
   API_CLIENT_ID,
@@ -277,13 +277,74 @@ describe.each(EXPRESS_VERSIONS)('issuer templates through %s', (_name, express) 
       expect((await refused(exact.app, entra.token(TENANT_A, { tid: undefined }))).reason).toBe('iss-key');
     });
 
-    it('refuses a v1.0 token verified with the v2.0 keys (their issuer is the v2.0 one); the v1.0 keys name none', async () => {
+    it('refuses a v1.0 token verified with the v2.0 keys when only the v1.0 issuer is accepted; the v1.0 keys name none', async () => {
       const options = { issuer: V1_TEMPLATE, tenants: [TENANT_A], audience: 'api://orders' };
       const v2 = serve({ key: { jwksUri: entra.v2Keys }, ...options });
       expect((await refused(v2.app, entra.v1Token(TENANT_A))).reason).toBe('iss-key');
       const v1 = serve({ key: { jwksUri: entra.v1Keys }, ...options });
       expect(await statusOf(v1.app, entra.v1Token(TENANT_A))).toBe(200);
     });
+
+    describe('v1.0 and v2.0 issuers accepted, with the v2.0 keys (Microsoft.IdentityModel: the key issuer may be the v2.0 issuer accepted for the tenant)', () => {
+      const both = (more: string[] = []) => ({
+        key: { jwksUri: entra.v2Keys },
+        issuer: [V1_TEMPLATE, entra.template, ...more],
+        tenants: [TENANT_A],
+        audience: [API_CLIENT_ID, 'api://orders'],
+      });
+
+      it('accepts a v1.0 token of tenant A signed with the v2.0 key whose issuer is the v2.0 template', async () => {
+        const { app } = serve(both());
+        const res = await request(app)
+          .get('/me')
+          .set(bearer(entra.v1Token(TENANT_A)));
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ iss: `https://sts.windows.net/${TENANT_A}/`, tid: TENANT_A, ver: '1.0' });
+        expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
+      });
+
+      it('does the same with the v2.0 keys given inline (key.jwks)', async () => {
+        const jwks = (await (await fetch(entra.v2Keys)).json()) as JwkSet;
+        const { app } = serve({ ...both(), key: { jwks } });
+        expect(await statusOf(app, entra.v1Token(TENANT_A))).toBe(200);
+        expect((await refused(app, entra.v1Token(TENANT_A, {}, 'consumers'))).reason).toBe('iss-key');
+      });
+
+      it('refuses a v1.0 token whose iss names tenant B while its tid is A', async () => {
+        const { app } = serve(both());
+        const v1OfB = `https://sts.windows.net/${TENANT_B}/`;
+        // The key is asked first: its iss lacks the tid, so the v2.0 issuer accepted for tenant A does not count.
+        expect((await refused(app, entra.v1Token(TENANT_A, { iss: v1OfB }))).reason).toBe('iss-key');
+        // Tenant B's v1.0 issuer accepted exactly: the issuer rule would let it by; the key alone refuses it.
+        const exact = serve(both([v1OfB]));
+        const found = await refused(exact.app, entra.v1Token(TENANT_A, { iss: v1OfB }));
+        expect(found.reason).toBe('iss-key');
+        expect(found.hint).toContain(`bound to issuer "${entra.template}"`);
+      });
+
+      it('refuses a tenant-A v1.0 token signed with the key of personal accounts only (its exact issuer): iss-key', async () => {
+        const { app } = serve(both());
+        const found = await refused(app, entra.v1Token(TENANT_A, {}, 'consumers'));
+        expect(found.reason).toBe('iss-key');
+        expect(found.hint).toContain(`bound to issuer "${consumerIssuer()}"`);
+      });
+
+      it("refuses it too when the consumer tenant's exact issuer is accepted: that key's issuer names no other tenant", async () => {
+        const { app } = serve({ ...both(), issuer: [V1_TEMPLATE, consumerIssuer()] });
+        expect(await statusOf(app, entra.token(CONSUMER_TENANT, {}, 'consumers'))).toBe(200);
+        expect((await refused(app, entra.v1Token(TENANT_A, {}, 'consumers'))).reason).toBe('iss-key');
+      });
+    });
+
+    it.each(['organizations', 'common'])(
+      'discovery (%s) still refuses a tenant-A token signed with the key of personal accounts only',
+      async (segment) => {
+        const { app } = serve({ issuerBaseURL: entra.base(segment), tenants: [TENANT_A] });
+        expect(await statusOf(app, entra.token(TENANT_A))).toBe(200);
+        // The consumer key's issuer is never the discovered issuer filled in with tenant A.
+        expect((await refused(app, entra.token(TENANT_A, {}, 'consumers'))).reason).toBe('iss-key');
+      },
+    );
   });
 
   describe('a template only discovery reveals (a path Entra never uses)', () => {

@@ -110,8 +110,8 @@ describe('readJwk', () => {
 
   describe('a key with its own issuer (Entra ID: iss must be it, {tenantid} filled in from tid)', () => {
     const tid = '72f988bf-86f1-41af-91ab-2d7cd011db47';
-    const fits = (issuer: string, payload: Record<string, unknown>) =>
-      readJwk(jwk(rsa.publicKey, { issuer }))?.fitsIssuer?.(payload);
+    const fits = (issuer: string, payload: Record<string, unknown>, served?: readonly string[]) =>
+      readJwk(jwk(rsa.publicKey, { issuer }))?.fitsIssuer?.(payload, served && (() => served));
 
     it('holds an exact issuer to iss exactly', () => {
       const issuer = `https://login.example/${tid}/v2.0`;
@@ -130,6 +130,43 @@ describe('readJwk', () => {
       expect(
         fits(issuer, { iss: `https://login.example/${tid}/v2.0`, tid: 'fa15d692-e9c7-4460-a743-29f29522229a' }),
       ).toBe(false);
+    });
+
+    describe("Microsoft's second path: the key's issuer, filled in, is one the set serves for the token's tenant", () => {
+      const v1 = `https://sts.example/${tid}/`;
+      const served = ['https://sts.example/{tenantid}/', 'https://login.example/{tenantid}/v2.0'];
+
+      it('lets a v1.0 token (iss containing its tid) pass a v2.0 key, template or exact', () => {
+        expect(fits('https://login.example/{tenantid}/v2.0', { iss: v1, tid }, served)).toBe(true);
+        expect(fits(`https://login.example/${tid}/v2.0`, { iss: v1, tid }, served)).toBe(true);
+        // The served issuer's placeholder in any case, as the key's.
+        expect(
+          fits('https://login.example/{tenantid}/v2.0', { iss: v1, tid }, ['https://login.example/{TenantID}/v2.0']),
+        ).toBe(true);
+      });
+
+      it('refuses without a served issuer that fits, a tenant ID tid, or an iss that contains the tid', () => {
+        const key = 'https://login.example/{tenantid}/v2.0';
+        expect(fits(key, { iss: v1, tid })).toBe(false);
+        expect(fits(key, { iss: v1, tid }, [served[0]])).toBe(false);
+        expect(fits(key, { iss: v1, tid: 'fa15d692-e9c7-4460-a743-29f29522229a' }, served)).toBe(false);
+        expect(fits(key, { iss: 'https://sts.example/fa15d692-e9c7-4460-a743-29f29522229a/', tid }, served)).toBe(
+          false,
+        );
+        expect(fits(key, { iss: v1.toUpperCase(), tid: tid.toUpperCase() }, served)).toBe(false);
+        expect(fits(key, { iss: 'https://sts.example/', tid: undefined }, served)).toBe(false);
+        // An exact key needs a tenant ID tid too: a tid of another form never fills a served template.
+        const contoso = { iss: 'https://sts.example/contoso/', tid: 'contoso' };
+        expect(fits('https://login.example/contoso/v2.0', contoso, served)).toBe(false);
+        expect(fits(key, { iss: [v1], tid }, served)).toBe(false);
+        // An exact key of another tenant names another tenant, even when its issuer is served as it is.
+        const consumers = 'https://login.example/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0';
+        expect(fits(consumers, { iss: v1, tid }, [...served, consumers])).toBe(false);
+        // An exact key of another tenant: its issuer is no served issuer filled in with this token's tid.
+        expect(fits('https://login.example/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0', { iss: v1, tid }, served)).toBe(
+          false,
+        );
+      });
     });
 
     it('has no rule without an issuer member, and makes the issuer part of the key identity', () => {

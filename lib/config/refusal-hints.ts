@@ -148,7 +148,7 @@ const BY_REASON: Readonly<Record<string, Hint>> = {
       : `expected aud ${c.audience}; the authorization server must issue the token for this API (its identifier, or an RFC 8707 resource indicator)`,
   iss: (c) => `expected iss ${c.issuer}`,
   'iss-key': (c) =>
-    `the key of ${c.key} that this token names is bound to one issuer (its JWK "issuer" member, {tenantid} filled in from the token's tid), and the token's iss is another`,
+    `the key of ${c.key} that this token names is bound to one issuer (its JWK "issuer" member, {tenantid} filled in from the token's tid), and the token's iss is another; nor is that issuer one this API accepts for the tenant the token's tid and iss name`,
   tid: () =>
     'expected a tid claim holding the tenant ID (a lower-case GUID) that the issuer template fills in (option "tenants")',
   typ: typHint,

@@ -135,6 +135,8 @@ function issuerKeySource(issuer: IssuerBase, config: DiscoveryConfig): IssuerKey
     algorithms: config.algorithms,
     clock: config.clock,
     named: `the jwks_uri in the metadata of issuerBaseURL ${JSON.stringify(issuer.base)}`,
+    // Microsoft's check holds a key's issuer to the discovered one too (a v1.0 token signed with a v2.0 key).
+    served: () => (metadata === undefined ? [] : [metadata.issuer]),
     async locate(deadline) {
       const now = Date.now();
       const found = await refresh(metadata === undefined ? deadline : now + (deadline - now) / 2);

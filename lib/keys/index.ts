@@ -22,7 +22,7 @@ import {
   resolveIssuerBaseURL,
   type IssuerBase,
 } from './discovery-options';
-import type { TenantRule } from '../token/issuer';
+import type { ServedIssuers, TenantRule } from '../token/issuer';
 import { jwksKeySource } from './jwks';
 import { inlineJwksKeySource, resolveInlineJwks } from './inline-jwks';
 import { undefinedOptionMessage } from '../base/env-names';
@@ -203,17 +203,20 @@ export function resolveKeys(read: Exclude<KeyOptionRead, { form: 'upstream' }>, 
   }
 }
 
-/** The signing-key source of resolved keys; `clock` paces fetches. Never throws: resolveKeys checked everything. */
-export function createKeySource(keys: ResolvedKeys, clock: () => number): SigningKeySource {
+/**
+ * The signing-key source of resolved keys; `clock` paces fetches; `served`, the issuers option `issuer` accepts, for
+ * a JWK Set's keys bound to an issuer (discovery serves its own). Never throws: resolveKeys checked everything.
+ */
+export function createKeySource(keys: ResolvedKeys, clock: () => number, served?: ServedIssuers): SigningKeySource {
   switch (keys.form) {
     case 'held':
       return heldKeySource(keys.held);
     case 'resolver':
       return resolverKeySource(keys.resolve, keys.algorithms);
     case 'jwks':
-      return inlineJwksKeySource(keys.jwks);
+      return inlineJwksKeySource(keys.jwks, served);
     case 'jwksUri':
-      return jwksKeySource({ ...keys, clock });
+      return jwksKeySource({ ...keys, clock, served });
     case 'discovery':
       return discoveryKeySource({ ...keys, cooldown: DEFAULT_COOLDOWN, clock });
     case 'preset':

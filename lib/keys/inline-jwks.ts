@@ -7,6 +7,7 @@ import { algorithmsForKey, type Algorithm } from '../jose/algorithms';
 import { JWKS_DEFAULT_ALGORITHMS, MAX_JWKS_KEYS } from './jwks';
 import { indexKeys, keyFromSet, readJwkOrFault, type JwksKey, type KeySet } from './key-set';
 import type { SigningKeySource } from './source';
+import type { ServedIssuers } from '../token/issuer';
 
 /** A JWK Set given inline, as the app holds it: verification keys chosen by `kid`. */
 export interface InlineJwks {
@@ -56,16 +57,16 @@ export function resolveInlineJwks(value: unknown, algorithms: readonly Algorithm
 
 /**
  * The key source of an inline JWK Set: the key the token's `kid` names (or, without `kid`, the one key that fits
- * its `alg`), held to the key's own `alg` and `issuer`. Never fetches, so a `kid` it lacks is a 401 at once.
- * Synchronous: verification stays free of promises.
+ * its `alg`), held to the key's own `alg` and `issuer` (`served`: the issuers the app accepts). Never fetches, so a
+ * `kid` it lacks is a 401 at once. Synchronous: verification stays free of promises.
  */
-export function inlineJwksKeySource(jwks: InlineJwks): SigningKeySource {
+export function inlineJwksKeySource(jwks: InlineJwks, served?: ServedIssuers): SigningKeySource {
   const { set, algorithms } = jwks;
   return {
     kind: 'jws',
     algorithms,
     keyFor(header, payload) {
-      const found = keyFromSet(set, header, payload);
+      const found = keyFromSet(set, header, payload, served);
       if (found !== undefined) return found;
       const hint = 'expected a kid that option "key.jwks" lists: a set given inline is never fetched again';
       throw new TokenAuthError('invalid_token', { reason: 'kid-unknown', hint });

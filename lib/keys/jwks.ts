@@ -6,6 +6,7 @@ import { ALGORITHMS, SUPPORTED_ALGORITHMS, type Algorithm } from '../jose/algori
 import { fetchBounded, RemoteFetchError } from '../fetch/bounded-fetch';
 import { carryOver, indexKeys, keyFromSet, readJwk, type JwksKey, type KeySet } from './key-set';
 import type { KeyChoice, SigningKeySource } from './source';
+import type { ServedIssuers } from '../token/issuer';
 import { isObject } from '../base/values';
 import { metadataInsteadOfJwks, notAKeySet, WrongDocumentError } from './wrong-document';
 
@@ -53,6 +54,8 @@ export interface JwksSourceConfig {
   locate?: (deadline: number) => Promise<URL>;
   /** How hints name the key set's address: `'key.jwksUri'` (the default), or where discovery found it. */
   named?: string;
+  /** The issuers the set serves, for keys bound to an issuer (keys/key-set.ts); none when absent. */
+  served?: ServedIssuers;
 }
 
 export { readJwk } from './key-set';
@@ -180,7 +183,7 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
   }
 
   function afterFetch(header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyChoice {
-    const found = keys === undefined ? undefined : keyFromSet(keys, header, payload);
+    const found = keys === undefined ? undefined : keyFromSet(keys, header, payload, config.served);
     if (found === undefined) throw missing();
     return found;
   }
@@ -191,7 +194,7 @@ export function jwksKeySource(config: JwksSourceConfig): SigningKeySource {
     keyFor(header, payload) {
       const now = clock();
       if (keys !== undefined) {
-        const found = keyFromSet(keys, header, payload);
+        const found = keyFromSet(keys, header, payload, config.served);
         if (found !== undefined) {
           if (
             now - keys.fetchedAt >= JWKS_MAX_AGE &&

@@ -14,7 +14,7 @@ import {
   keyFitsAlgorithm,
   type Algorithm,
 } from '../jose/algorithms';
-import { keyIssuerRule, type PayloadRule } from '../token/issuer';
+import { keyIssuerRule, type KeyIssuerRule, type ServedIssuers } from '../token/issuer';
 import { quoted } from './wrong-document';
 import { holdKey, type KeyCandidates, type KeyChoice } from './source';
 
@@ -26,10 +26,11 @@ export interface JwksKey {
   key: KeyObject;
   /**
    * The JWK's `issuer` member, when it has one (Entra ID's keys: docs/enterprise.md), and its rule: the key verifies
-   * only tokens whose `iss` is that issuer, `{tenantid}` filled in from the token's `tid`.
+   * only tokens whose `iss` is that issuer, `{tenantid}` filled in from the token's `tid`, or whose tenant's issuer
+   * it is among those the set serves (token/issuer.ts).
    */
   issuer: string | undefined;
-  fitsIssuer: PayloadRule | undefined;
+  fitsIssuer: KeyIssuerRule | undefined;
   /**
    * What makes two entries the same key across refetches: `kid`, `alg`, `issuer` and the public members of the JWK
    * as published (a key republished with other spelling counts as new: its results are verified once more).
@@ -160,15 +161,21 @@ function fits(entry: JwksKey, alg: string): boolean {
   return (entry.alg === undefined || entry.alg === alg) && keyFitsAlgorithm(entry.key, alg);
 }
 
-function fitsToken(entry: JwksKey, payload: Readonly<Record<string, unknown>>): boolean {
-  return entry.fitsIssuer === undefined || entry.fitsIssuer(payload);
+function fitsToken(
+  entry: JwksKey,
+  payload: Readonly<Record<string, unknown>>,
+  served: ServedIssuers | undefined,
+): boolean {
+  return entry.fitsIssuer === undefined || entry.fitsIssuer(payload, served);
 }
 
 /** A key bound to another issuer than the token's: 401, the key's issuer named (remote text, quoted and cut). */
 function otherIssuer(entry: JwksKey): TokenAuthError {
   const hint =
     `the key this token names is bound to issuer ${quoted(entry.issuer)} (its JWK "issuer" member, {tenantid} ` +
-    "filled in from the token's tid): the token's iss names another, so this key never verifies it";
+    "filled in from the token's tid): the token's iss is another, and that issuer is not one this API accepts for " +
+    "the tenant the token's tid and iss name (a v1.0 token signed with a v2.0 key passes when the v2.0 issuer is " +
+    'accepted too), so this key never verifies it';
   return new TokenAuthError('invalid_token', { reason: 'iss-key', hint });
 }
 
@@ -176,27 +183,29 @@ function otherIssuer(entry: JwksKey): TokenAuthError {
  * The key (or up to MAX_KID_CANDIDATES keys, when the set names the `kid` more than once) for a token; undefined
  * when the set does not know its `kid` (a refetch might). Throws `invalid_token` when the set has the answer and it
  * is no: `kid-no-fit` (the `kid`'s keys fit another `alg`), `kid-ambiguous` (no `kid`, several keys fit), `iss-key`
- * (the key is bound to another issuer than the token's `iss`).
+ * (the key is bound to another issuer than the token's `iss`, and not to the one of its tenant among `served`, the
+ * issuers the set serves).
  */
 export function keyFromSet(
   set: KeySet,
   header: JwsHeader,
   payload: Readonly<Record<string, unknown>>,
+  served?: ServedIssuers,
 ): KeyChoice | undefined {
-  if (header.kid === undefined) return kidlessKey(set, header, payload);
+  if (header.kid === undefined) return kidlessKey(set, header, payload, served);
   const named = set.byKid.get(header.kid);
   if (named === undefined) return undefined;
   if (named.length === 1) {
     const entry = named[0];
     if (!fits(entry, header.alg)) throw noFit(header);
-    if (!fitsToken(entry, payload)) throw otherIssuer(entry);
+    if (!fitsToken(entry, payload, served)) throw otherIssuer(entry);
     return entry.key;
   }
   const candidates: KeyObject[] = [];
   let bound: JwksKey | undefined;
   for (const entry of named) {
     if (!fits(entry, header.alg)) continue;
-    if (fitsToken(entry, payload)) candidates.push(entry.key);
+    if (fitsToken(entry, payload, served)) candidates.push(entry.key);
     else bound ??= entry;
     if (candidates.length === MAX_KID_CANDIDATES) break;
   }
@@ -209,7 +218,12 @@ function noFit(header: JwsHeader): TokenAuthError {
 }
 
 /** No kid: only an unambiguous set may answer; trying each key in turn would multiply the cost of bad tokens. */
-function kidlessKey(set: KeySet, header: JwsHeader, payload: Readonly<Record<string, unknown>>): KeyObject | undefined {
+function kidlessKey(
+  set: KeySet,
+  header: JwsHeader,
+  payload: Readonly<Record<string, unknown>>,
+  served: ServedIssuers | undefined,
+): KeyObject | undefined {
   let choice = set.kidless.get(header.alg);
   if (choice === undefined) {
     choice = kidlessChoice(set, header.alg);
@@ -218,7 +232,7 @@ function kidlessKey(set: KeySet, header: JwsHeader, payload: Readonly<Record<str
   }
   if (choice === 'unknown') return undefined;
   if (choice === 'known') throw noFit(header);
-  if (!fitsToken(choice, payload)) throw otherIssuer(choice);
+  if (!fitsToken(choice, payload, served)) throw otherIssuer(choice);
   return choice.key;
 }
 

@@ -15,6 +15,7 @@ import {
 import { resolveBreaker } from './breaker';
 import { resolveMaxInflight } from './inflight';
 import type { TokenSource } from './source';
+import type { IssuerRule } from '../token/issuer';
 import { upstreamSource, type UpstreamKeyOption, type UpstreamSourceConfig } from './upstream';
 
 const UPSTREAM_FIELDS: FieldList<UpstreamKeyOption> = {
@@ -52,10 +53,19 @@ export function resolveTokenSource(options: KeyOptionsInput, context: KeyContext
   };
 }
 
-/** Build the token source resolved by `resolveTokenSource`; `clock` paces key fetches. Throws no option error. */
-export function createTokenSource(options: { source: ResolvedTokenSource; clock: () => number }): TokenSource {
+/**
+ * Build the token source resolved by `resolveTokenSource`; `clock` paces key fetches, and the issuers of option
+ * `issuer` are those a JWK Set's keys serve (keys/key-set.ts). Throws no option error.
+ */
+export function createTokenSource(options: {
+  source: ResolvedTokenSource;
+  clock: () => number;
+  rules: { issuer: IssuerRule | false };
+}): TokenSource {
   const { source, clock } = options;
-  return source.form === 'upstream' ? upstreamSource(source) : createKeySource(source, clock);
+  if (source.form === 'upstream') return upstreamSource(source);
+  const issuer = options.rules.issuer;
+  return createKeySource(source, clock, issuer === false ? undefined : () => issuer.issuers);
 }
 
 export type { TokenSource, RemoteClaimsSource, RemoteClaims } from './source';

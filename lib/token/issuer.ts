@@ -98,21 +98,50 @@ export function issuerRefused(accepted: Iterable<string>, source = 'option "issu
   return new TokenAuthError('invalid_token', { reason: 'iss', hint });
 }
 
-/** A rule on a token's (decoded, not yet verified) payload: true when the token fits it. */
-export type PayloadRule = (payload: Readonly<Record<string, unknown>>) => boolean;
-
 /** The placeholder as a key's `issuer` may write it: in any case, as Microsoft's own check of that member reads it. */
 const KEY_PLACEHOLDER = /\{tenantid\}/gi;
 
 /**
- * The rule of a key bound to one issuer (the `issuer` member of an Entra ID JWK, docs/enterprise.md): a token it
- * verifies names exactly that issuer as `iss`, with `{tenantid}` replaced by the token's `tid`, which must then be
- * a tenant ID (a lower-case GUID). Worked out once per key; whatever `tenants` allows is the issuer rule's to say.
+ * The issuers a key set serves: the `issuer` option's, or its server's discovered `issuer`. Asked only when a key
+ * bound to an issuer meets a token whose `iss` is not that issuer.
  */
-export function keyIssuerRule(issuer: string): PayloadRule {
+export type ServedIssuers = () => readonly string[];
+
+/** A key's own issuer rule: true when the token fits it, given the issuers the key's set serves (if any). */
+export type KeyIssuerRule = (payload: Readonly<Record<string, unknown>>, served: ServedIssuers | undefined) => boolean;
+
+/**
+ * The rule of a key bound to one issuer (the `issuer` member of an Entra ID JWK, docs/enterprise.md): `{tenantid}`
+ * in it is filled from the token's `tid`, which must then be a tenant ID (a lower-case GUID). The token fits when
+ * its `iss` is that issuer, or, as Microsoft's own check allows (a v1.0 token signed with a v2.0 key), when its
+ * `tid` is a tenant ID that both its `iss` and the filled-in key issuer contain, and the key issuer is one the set
+ * serves, filled in alike. Worked out once per key; whatever `tenants` allows is the issuer rule's to say.
+ */
+export function keyIssuerRule(issuer: string): KeyIssuerRule {
   const parts = issuer.split(KEY_PLACEHOLDER);
-  if (parts.length === 1) return (payload) => payload.iss === issuer;
-  return (payload) => isTenantId(payload.tid) && payload.iss === parts.join(payload.tid);
+  if (parts.length === 1)
+    return (payload, served) => payload.iss === issuer || servesKeyIssuer(issuer, payload, served);
+  return (payload, served) => {
+    if (!isTenantId(payload.tid)) return false;
+    const effective = parts.join(payload.tid);
+    return payload.iss === effective || servesKeyIssuer(effective, payload, served);
+  };
+}
+
+/**
+ * Whether a key's (filled-in) issuer is one the set serves, for a token whose `iss` contains its own tenant ID. The
+ * key's issuer must name that tenant too: with an exact issuer of another tenant accepted beside a template, that
+ * tenant's key would otherwise verify every tenant's tokens.
+ */
+function servesKeyIssuer(
+  keyIssuer: string,
+  payload: Readonly<Record<string, unknown>>,
+  served: ServedIssuers | undefined,
+): boolean {
+  const { iss, tid } = payload;
+  if (served === undefined || !isTenantId(tid) || typeof iss !== 'string') return false;
+  if (!iss.includes(tid) || !keyIssuer.includes(tid)) return false;
+  return served().some((issuer) => issuer.split(KEY_PLACEHOLDER).join(tid) === keyIssuer);
 }
 
 /** Which issuers a TokenAuth (or one discovered server) accepts, asked before and after a token's signature. */
