@@ -1,5 +1,7 @@
 import express from 'express';
-import type { SecurityEvents } from '../../lib';
+import request from 'supertest';
+import { errorHandler, type SecurityEvents } from '../../lib';
+import { shapeB, sign } from '../fixtures/issuer';
 import { listen, type Listening } from '../fixtures/listen';
 import { startReceiver, streamCredentials, type Receiver } from '../fixtures/receiver';
 import { storeFull, type RecordingStore } from '../fixtures/rule-store';
@@ -62,6 +64,24 @@ describe('securityEvents() by push (RFC 8935) from a Keycloak-shaped transmitter
       sid: 'sid-1',
       sub: 'user-1',
     });
+  });
+
+  it("makes the TokenAuth refuse the revoked session's tokens at once, and only those", async () => {
+    const api = express();
+    api.get('/me', receiver.auth.requireVerifiedUser(), (_req, res) => res.json({ ok: true }));
+    api.use(errorHandler());
+    const token = (sid: string) =>
+      sign(shapeB(Math.floor(Date.now() / 1000) - 60, { iss: transmitter.issuer, aud: 'api', sub: 'user-9', sid }));
+    const [revoked, other] = [token('sid-9'), token('sid-10')];
+    expect((await request(api).get('/me').set('Authorization', `Bearer ${revoked}`)).status).toBe(200);
+    const set = transmitter.set(
+      `${CAEP}session-revoked`,
+      keycloakSubjects.session(transmitter.issuer, 'user-9', 'sid-9'),
+    );
+    expect((await transmitter.deliver(set))?.status).toBe(202);
+    // The 202 came once the rule was stored: no wait, no retry.
+    expect((await request(api).get('/me').set('Authorization', `Bearer ${revoked}`)).status).toBe(401);
+    expect((await request(api).get('/me').set('Authorization', `Bearer ${other}`)).status).toBe(200);
   });
 
   it('acknowledges a replayed jti without storing anything again', async () => {
