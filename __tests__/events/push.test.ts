@@ -84,6 +84,16 @@ describe('securityEvents() by push (RFC 8935) from a Keycloak-shaped transmitter
     expect((await request(api).get('/me').set('Authorization', `Bearer ${other}`)).status).toBe(200);
   });
 
+  it('acknowledges a subject whose legacy subject_type names an Object.prototype member, storing nothing', async () => {
+    // "constructor" once read Object.prototype's function as a format: a TypeError, answered 503 for ever.
+    for (const type of ['constructor', '__proto__', 'toString']) {
+      const count = store.stored.length;
+      const set = transmitter.set(`${RISC}account-disabled`, { subject_type: type, sub: 'user-x' });
+      expect((await transmitter.deliver(set))?.status).toBe(202);
+      expect(store.stored.length).toBe(count);
+    }
+  });
+
   it('acknowledges a replayed jti without storing anything again', async () => {
     const set = transmitter.set(`${RISC}account-disabled`, keycloakSubjects.user(transmitter.issuer, 'user-2'));
     expect((await transmitter.deliver(set))?.status).toBe(202);

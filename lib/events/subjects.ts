@@ -43,7 +43,11 @@ const VALUE_MEMBER: Readonly<Record<string, string>> = {
 function identifier(value: unknown): SubjectIdentifier | undefined {
   if (!isObject(value)) return undefined;
   if (typeof value.format === 'string') return value as SubjectIdentifier;
-  const legacy = typeof value.subject_type === 'string' ? LEGACY_TYPES[value.subject_type] : undefined;
+  // Own keys only: a `subject_type` of "constructor" must not read Object.prototype (a function for a format).
+  const legacy =
+    typeof value.subject_type === 'string' && Object.hasOwn(LEGACY_TYPES, value.subject_type)
+      ? LEGACY_TYPES[value.subject_type]
+      : undefined;
   return legacy === undefined ? undefined : { ...value, format: legacy };
 }
 
@@ -99,7 +103,7 @@ function simpleUser(id: SubjectIdentifier, naming: SubjectNaming): NamedUser | u
     }
     return undefined;
   }
-  const value = VALUE_MEMBER[id.format] === undefined ? undefined : id[VALUE_MEMBER[id.format]];
+  const value = Object.hasOwn(VALUE_MEMBER, id.format) ? id[VALUE_MEMBER[id.format]] : undefined;
   if (!isText(value) || naming.claims.get(id.format) === undefined || naming.defaultIssuer === undefined)
     return undefined;
   return { iss: naming.defaultIssuer, sub: value };
