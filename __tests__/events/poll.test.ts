@@ -76,4 +76,16 @@ describe('securityEvents() by poll (RFC 8936) from a Keycloak-shaped transmitter
     expect(transmitter.nacked.get(jtiOf(set))).toMatchObject({ err: 'invalid_audience' });
     expect(store.stored.some((rule) => rule.rule === 'subject' && rule.sub === 'user-11')).toBe(false);
   });
+
+  it('returns a refused SET whose jti is "__proto__" in setErrs too (a key like any other)', async () => {
+    const set = transmitter.set(
+      `${RISC}account-disabled`,
+      keycloakSubjects.user(transmitter.issuer, 'user-12'),
+      {},
+      { aud: 'someone-else', jti: '__proto__' },
+    );
+    await transmitter.deliver(set);
+    await until(() => transmitter.nacked.has('__proto__'), 'the SET in setErrs');
+    expect(transmitter.nacked.get('__proto__')).toMatchObject({ err: 'invalid_audience' });
+  });
 });

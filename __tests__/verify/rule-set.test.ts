@@ -62,6 +62,12 @@ describe('RuleSet', () => {
       expect(rules.refusal(token({ sid: 'session-1', sub: 'bob' }), NOW, LIFETIME)).toBe('session-revoked');
     });
 
+    it('refuses a token whose sid is an array naming it, and accepts one naming other sessions or another type', () => {
+      expect(rules.refusal(token({ sid: ['session-9', 'session-1'] }), NOW, LIFETIME)).toBe('session-revoked');
+      expect(rules.refusal(token({ sid: ['session-2', 7, null] }), NOW, LIFETIME)).toBeUndefined();
+      expect(rules.refusal(token({ sid: { 'session-1': true } }), NOW, LIFETIME)).toBeUndefined();
+    });
+
     it('accepts another sid, another issuer, and the tokens of that user without sid (no sub given)', () => {
       expect(rules.refusal(token({ sid: 'session-2' }), NOW, LIFETIME)).toBeUndefined();
       expect(rules.refusal(token({ sid: 'session-1', iss: OTHER_ISS }), NOW, LIFETIME)).toBeUndefined();

@@ -54,7 +54,9 @@ interface Pending {
 /** One poll loop; `start()` runs it until the signal aborts. */
 export function createPollLoop(config: PollConfig) {
   const state: PollState = { polls: 0, failures: 0, lastPollAt: undefined, lastError: undefined };
-  let pending: Pending = { ack: [], setErrs: {} };
+  // `setErrs` has no prototype: a transmitter's jti of "__proto__" is a key like any other, not the object's prototype.
+  const fresh = (): Pending => ({ ack: [], setErrs: Object.create(null) as Pending['setErrs'] });
+  let pending: Pending = fresh();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const waiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
@@ -89,7 +91,7 @@ export function createPollLoop(config: PollConfig) {
       );
       if (answer.status !== 200) throw statusFailure('ssf-poll', answer);
       // Acknowledged: what was sent is done with, even if the rest of the answer cannot be read.
-      if (pending === sent) pending = { ack: [], setErrs: {} };
+      if (pending === sent) pending = fresh();
       const document = jsonOf(answer);
       if (!isObject(document) || !isObject(document.sets))
         throw new TokenAuthError('verification_unavailable', { reason: 'ssf-poll-answer', retryAfter: 5 });

@@ -130,7 +130,7 @@ export class RuleSet {
 
   /**
    * Why a token's claims are refused at `now`, or undefined: by a subject rule of its `iss` and `sub` that its `iat`
-   * does not postdate; by a session rule naming its `sid`; or, for a token without a string `sid`, by a session
+   * does not postdate; by a session rule naming its `sid` (or, for an array, any string in it); or, for a token without a string `sid`, by a session
    * rule of its `sub` that its `iat` does not postdate. Only rules whose `before` + `lifetime` (the TokenAuth's
    * `maxLifetime` + `clockTolerance`) has not passed count. A token without `iat` is refused by the rules that
    * compare it.
@@ -153,9 +153,16 @@ export class RuleSet {
         if (typeof sid !== 'string' && user.n >= from && !(iat > user.n)) return 'session-revoked';
       }
     }
-    if (typeof sid === 'string' && rules.bySid !== undefined) {
+    if (rules.bySid === undefined) return undefined;
+    if (typeof sid === 'string') {
       const before = rules.bySid.get(sid);
       if (before !== undefined && before >= from) return 'session-revoked';
+    } else if (Array.isArray(sid)) {
+      // An issuer's token naming several sessions (not OIDC's form, a string): refused when any of them is revoked.
+      for (let i = 0; i < sid.length; i++) {
+        const before = typeof sid[i] === 'string' ? rules.bySid.get(sid[i] as string) : undefined;
+        if (before !== undefined && before >= from) return 'session-revoked';
+      }
     }
     return undefined;
   }
