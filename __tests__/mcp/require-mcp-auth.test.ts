@@ -5,7 +5,11 @@ import request from 'supertest';
 import { createTokenAuth } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { listen, type Listening } from '../fixtures/listen';
-import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+import {
+  accessTokens,
+  startMcpAuthorizationServer,
+  type McpAuthorizationServer,
+} from '../fixtures/mcp-authorization-server';
 import { connectMcpClient } from '../fixtures/mcp-client';
 import { mcpHandler, responseLog, type SeenAuthInfo } from '../fixtures/mcp-server';
 
@@ -185,17 +189,7 @@ describe('requireMcpAuth step-up (acr, maxAge; RFC 9470)', () => {
   });
 
   const now = () => Math.floor(Date.now() / 1000);
-  const token = (claims: Record<string, unknown>) =>
-    as.mint({
-      sub: 'alice',
-      aud: resource,
-      client_id: 'c',
-      scope: 'mcp:tools',
-      iat: now(),
-      exp: now() + 300,
-      jti: `j-${Math.random()}`,
-      ...claims,
-    });
+  const token = accessTokens(() => as, resource);
   const send = async (bearer: string, tool = 'whoami') =>
     request(app)
       .post('/mcp')

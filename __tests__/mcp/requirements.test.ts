@@ -7,7 +7,11 @@ import request from 'supertest';
 import { createTokenAuth, type TokenAuthError } from '../../lib';
 import { requireMcpAuth } from '../../lib/mcp';
 import { listen, type Listening } from '../fixtures/listen';
-import { startMcpAuthorizationServer, type McpAuthorizationServer } from '../fixtures/mcp-authorization-server';
+import {
+  accessTokens,
+  startMcpAuthorizationServer,
+  type McpAuthorizationServer,
+} from '../fixtures/mcp-authorization-server';
 import { connectMcpClient } from '../fixtures/mcp-client';
 import { mcpHandler, responseLog } from '../fixtures/mcp-server';
 import { optionErrorOf } from '../fixtures/option-error';
@@ -136,18 +140,7 @@ describe('requireMcpAuth with requirements and scopeImplies, over plain JSON-RPC
     reached.length = 0;
   });
 
-  const now = () => Math.floor(Date.now() / 1000);
-  const token = (claims: Record<string, unknown>) =>
-    as.mint({
-      sub: 'alice',
-      aud: resource,
-      client_id: 'c',
-      scope: 'mcp:tools',
-      iat: now(),
-      exp: now() + 300,
-      jti: `j-${Math.random()}`,
-      ...claims,
-    });
+  const token = accessTokens(() => as, resource);
   const send = async (bearer: string, body: unknown) =>
     request(app)
       .post('/mcp')
