@@ -4,7 +4,8 @@
 import type { Request } from 'express';
 import { isObject, isThenable, type MaybePromise } from '../base/values';
 import { claimValues, contains, describeShape, holds, type ValueKind, type ValueSource } from './claim-values';
-import { hookThrew, listed, refuse, wanted, type RequirementOwner } from './refusal';
+import { quotedList } from '../base/printable';
+import { hookThrew, refuse, wanted, type RequirementOwner } from './refusal';
 
 /** One compiled requirement: returns when the claims meet it, throws a 403 `forbidden` otherwise. */
 export type Check = (claims: Readonly<Record<string, unknown>>) => void;
@@ -106,7 +107,7 @@ export function claimCheck(name: string, values: readonly ClaimValue[], owner: R
     if (claimMeets(value, accepted)) return;
     throw refuse(
       'claim',
-      `expected claim ${JSON.stringify(name)} equal to ${listed(accepted, 'or')} (or, as an array, containing it) of ${owner('claims')}; the token's claim is ${claimShape(value)}`,
+      `expected claim ${JSON.stringify(name)} equal to ${quotedList(accepted, 'or')} (or, as an array, containing it) of ${owner('claims')}; the token's claim is ${claimShape(value)}`,
     );
   };
 }
@@ -119,7 +120,7 @@ export function issuerCheck(accepted: readonly string[], owner: RequirementOwner
     if (typeof iss === 'string' && issuers.includes(iss)) return;
     throw refuse(
       'issuer',
-      `expected iss ${listed(issuers, 'or')} of ${owner('issuers')} (one of this TokenAuth's issuers, for this route); the token's iss is another`,
+      `expected iss ${quotedList(issuers, 'or')} of ${owner('issuers')} (one of this TokenAuth's issuers, for this route); the token's iss is another`,
     );
   };
 }

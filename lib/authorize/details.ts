@@ -4,7 +4,8 @@
 import { optionError } from '../base/option-error';
 import { knownFields, type FieldList } from '../base/option-checks';
 import { isObject, isStringArray } from '../base/values';
-import { listed, refuse, type RequirementOwner } from './refusal';
+import { quotedList } from '../base/printable';
+import { refuse, type RequirementOwner } from './refusal';
 
 /** One authorization detail a route requires (RFC 9396 §2, §2.2): its `type` and any of the common data fields. */
 export interface AuthorizationDetailRequirement {
@@ -99,12 +100,12 @@ function meets(entry: unknown, detail: Detail): boolean {
 }
 
 function describe(detail: Detail): string {
-  const parts = [`type ${listed([detail.type], 'or')}`];
-  if (detail.actions !== undefined) parts.push(`actions ${listed(detail.actions, 'and')}`);
-  if (detail.locations !== undefined) parts.push(`a location ${listed(detail.locations, 'or')}`);
-  if (detail.datatypes !== undefined) parts.push(`datatypes ${listed(detail.datatypes, 'and')}`);
-  if (detail.identifier !== undefined) parts.push(`identifier ${listed([detail.identifier], 'or')}`);
-  if (detail.privileges !== undefined) parts.push(`privileges ${listed(detail.privileges, 'and')}`);
+  const parts = [`type ${quotedList([detail.type], 'or')}`];
+  if (detail.actions !== undefined) parts.push(`actions ${quotedList(detail.actions, 'and')}`);
+  if (detail.locations !== undefined) parts.push(`a location ${quotedList(detail.locations, 'or')}`);
+  if (detail.datatypes !== undefined) parts.push(`datatypes ${quotedList(detail.datatypes, 'and')}`);
+  if (detail.identifier !== undefined) parts.push(`identifier ${quotedList([detail.identifier], 'or')}`);
+  if (detail.privileges !== undefined) parts.push(`privileges ${quotedList(detail.privileges, 'and')}`);
   return parts.join(', ');
 }
 

@@ -1,7 +1,7 @@
 // A route's requirement not met: 403 `forbidden` with its reason, and a hint naming what the route requires, where it
 // was read and what the token held by count and shape only; and an `allow` hook that threw, a 500.
 import { TokenAuthError } from '../base/errors';
-import { quoted } from '../base/printable';
+import { quotedList } from '../base/printable';
 
 /** Why a verified token was refused by a route's requirements (`err.reason`). */
 export type ForbiddenReason = 'issuer' | 'role' | 'permission' | 'group' | 'claim' | 'authorization-details' | 'policy';
@@ -26,18 +26,11 @@ export function hookThrew(reason: string, cause: unknown): TokenAuthError {
   return new TokenAuthError('internal', { reason, cause });
 }
 
-/** Values of the configuration as hints list them: `"a"`, `"a" or "b"`, `"a", "b" and "c"` (quoted, cut, escaped). */
-export function listed(values: readonly unknown[], joiner: 'and' | 'or'): string {
-  const shown = values.map((value) => (typeof value === 'string' ? quoted(value) : String(value)));
-  if (shown.length <= 1) return shown.join('');
-  return `${shown.slice(0, -1).join(', ')} ${joiner} ${shown[shown.length - 1]}`;
-}
-
 /** What an `{ all, any }` requirement asks, as a hint says it: `role "a" and one of "b" or "c"`. */
 export function wanted(noun: string, all: readonly string[], any: readonly string[]): string {
   const parts: string[] = [];
-  if (all.length > 0) parts.push(`${noun}${all.length === 1 ? '' : 's'} ${listed(all, 'and')}`);
-  if (any.length === 1) parts.push(`${noun} ${listed(any, 'or')}`);
-  else if (any.length > 1) parts.push(`one of ${noun}s ${listed(any, 'or')}`);
+  if (all.length > 0) parts.push(`${noun}${all.length === 1 ? '' : 's'} ${quotedList(all, 'and')}`);
+  if (any.length === 1) parts.push(`${noun} ${quotedList(any, 'or')}`);
+  else if (any.length > 1) parts.push(`one of ${noun}s ${quotedList(any, 'or')}`);
   return parts.join(' and ');
 }

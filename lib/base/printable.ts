@@ -62,3 +62,13 @@ export function quotedValue(value: unknown, max = MAX_PRINTED): string {
   const shown = value.slice(0, MAX_ITEMS).map((item) => (Array.isArray(item) ? 'an array' : quotedValue(item, max)));
   return `[${shown.join(', ')}${value.length > MAX_ITEMS ? ', …' : ''}]`;
 }
+
+/**
+ * Values for a sentence: `"a"`, `"a" or "b"`, `"a", "b" and "c"`; strings quoted as `quoted` does (cut at `max`),
+ * anything else as `String` writes it (numbers of the configuration).
+ */
+export function quotedList(values: readonly unknown[], joiner: 'and' | 'or', max = MAX_PRINTED): string {
+  const shown = values.map((value) => (typeof value === 'string' ? quoted(value, max) : String(value)));
+  if (shown.length <= 1) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} ${joiner} ${shown[shown.length - 1]}`;
+}

@@ -2,7 +2,7 @@
 // its own `tid` (Entra ID's multi-tenant form, docs/enterprise.md), allowed by the `tenants` rule. One rule as data.
 import { TokenAuthError } from '../base/errors';
 import { optionError } from '../base/option-error';
-import { quoted } from '../base/printable';
+import { quoted, quotedList } from '../base/printable';
 
 /** The placeholder an issuer template carries where each token's tenant goes (Entra ID writes it so). */
 export const TENANT_PLACEHOLDER = '{tenantid}';
@@ -88,8 +88,7 @@ export function checkTenantsFit(issuers: readonly string[], tenants: TenantRule 
  * "b"`, `"a", "b" or "c"`.
  */
 export function acceptedList(values: Iterable<string>): string {
-  const each = [...values].map((value) => quoted(value, Infinity));
-  return each.length <= 1 ? each.join('') : `${each.slice(0, -1).join(', ')} or ${each[each.length - 1]}`;
+  return quotedList([...values], 'or', Infinity);
 }
 
 /** An `iss` refusal whose hint names the issuers that would have been accepted (for logs, never the client). */
