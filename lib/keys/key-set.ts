@@ -3,6 +3,7 @@
 // withdrawn), and the choice of key (or keys) for a token, held to a key's own `issuer` when it names one.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { TokenAuthError } from '../base/errors';
+import { MAX_SERVER_TEXT, quoted } from '../base/printable';
 import { isObject } from '../base/values';
 import type { Jwk } from '../jose/jwk';
 import { privateMemberOf } from '../jose/jwk';
@@ -15,7 +16,6 @@ import {
   type Algorithm,
 } from '../jose/algorithms';
 import { keyIssuerRule, type KeyIssuerRule, type ServedIssuers } from '../token/issuer';
-import { quoted } from './wrong-document';
 import { holdKey, type KeyCandidates, type KeyChoice } from './source';
 
 /** One usable verification key from a JWK Set. */
@@ -172,7 +172,7 @@ function fitsToken(
 /** A key bound to another issuer than the token's: 401, the key's issuer named (remote text, quoted and cut). */
 function otherIssuer(entry: JwksKey): TokenAuthError {
   const hint =
-    `the key this token names is bound to issuer ${quoted(entry.issuer)} (its JWK "issuer" member, {tenantid} ` +
+    `the key this token names is bound to issuer ${quoted(String(entry.issuer), MAX_SERVER_TEXT)} (its JWK "issuer" member, {tenantid} ` +
     "filled in from the token's tid): the token's iss is another, and that issuer is not one this API accepts for " +
     "the tenant the token's tid and iss name (a v1.0 token signed with a v2.0 key passes when the v2.0 issuer is " +
     'accepted too), so this key never verifies it';
