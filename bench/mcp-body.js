@@ -1,7 +1,7 @@
 'use strict';
 // CPU per MCP request of requireMcpAuth reading the JSON body itself, against express.json() reading it before the
 // gate (the recipe before), and against express.raw() leaving a Buffer the gate parses; with the baseline build's
-// gate behind express.json() when BENCH_BASELINE_DIST is set. In process, as bench/cpu.js: each request a fresh
+// gate behind express.json() and reading the body itself when BENCH_BASELINE_DIST is set. In process, as bench/cpu.js: each request a fresh
 // stream (the body pushed as one chunk, as a small HTTP body arrives), the middleware chain called directly, a
 // cached token (HS256), scenarios interleaved in rounds, medians of process CPU time per request.
 //   BENCH_BASELINE_DIST=<base>/dist node bench/mcp-body.js <dist> [seconds] [rounds] [body bytes, comma-separated]
@@ -115,7 +115,11 @@ async function main() {
     'gate reads the body': [gate],
     'express.raw() + gate': [express.raw({ type: 'application/json' }), gate],
   };
-  if (BASELINE) chains['express.json() + gate@base'] = [express.json(), gateOf(path.resolve(BASELINE), fixtures)];
+  if (BASELINE) {
+    const base = gateOf(path.resolve(BASELINE), fixtures);
+    chains['express.json() + gate@base'] = [express.json(), base];
+    chains['gate reads the body@base'] = [base];
+  }
   for (const size of sizesArg.split(',').map(Number)) {
     const bytes = body(size);
     const scenarios = Object.entries(chains).map(([name, chain]) => ({ name, ...runner(chain), cpu: [] }));

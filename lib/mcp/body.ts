@@ -4,6 +4,7 @@
 import type { Request, Response } from 'express';
 import { optionError } from '../base/option-error';
 import { isJsonMediaType, isObject } from '../base/values';
+import { readRequestStream } from '../http/request-body';
 
 /** `express.json()`'s default limit, 100 kB (its `bytes` units are 1024-based). */
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
@@ -58,32 +59,13 @@ function streamUnread(req: Request): boolean {
   return !req.readableEnded && (req as { _body?: unknown })._body !== true;
 }
 
-/** Read the stream, at most `limit` bytes (a declared larger length is refused before reading anything). */
-function readStream(req: Request, res: Response, limit: number): Promise<BodyFault | undefined> {
-  if (Number(req.headers['content-length']) > limit) return Promise.resolve(tooLarge(res));
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const finish = (fault: BodyFault | undefined) => {
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onError);
-      resolve(fault);
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limit) {
-        req.pause();
-        finish(tooLarge(res));
-      } else chunks.push(chunk);
-    };
-    const onEnd = () => {
-      // A later body parser sees the body as read (body-parser 1.x checks `_body`; 2.x sees the stream ended).
-      (req as { _body?: boolean })._body = true;
-      finish(parseInto(req, utf8(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received))));
-    };
-    const onError = () => finish('unreadable');
-    // 'close' before 'end': the client went away mid-body.
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onError);
-  });
+/** Read the stream, at most `limit` bytes, and parse it; a later body parser then sees the body as read. */
+async function readStream(req: Request, res: Response, limit: number): Promise<BodyFault | undefined> {
+  const read = await readRequestStream(req, limit);
+  if ('failure' in read) return read.failure === 'too-large' ? tooLarge(res) : 'unreadable';
+  // body-parser 1.x checks `_body`; 2.x sees the stream ended.
+  (req as { _body?: boolean })._body = true;
+  return parseInto(req, utf8(read.bytes));
 }
 
 /** Over the limit: the rest is never read, so the connection closes after whatever answer is sent. */
